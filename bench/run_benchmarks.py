@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Runs chess-trace's benchmarks and prints medians and same-round ratios as a Markdown table.
+
+Every configuration is measured in the same invocation as its baseline, interleaved round by
+round, and ratios are taken within a round before the median, so a machine whose speed drifts
+still gives comparable figures.
+
+    python3 bench/run_benchmarks.py --build build [--rounds 7]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def measure(command, key):
+    out = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    match = re.search(rf"{key} ([0-9.]+)", out.stdout)
+    if out.returncode != 0 or not match:
+        sys.exit(f"benchmark failed: {' '.join(command)}\nstdout: {out.stdout}\nstderr: {out.stderr}")
+    return float(match.group(1))
+
+
+def median_row(name, values, unit):
+    return f"| {name} | {statistics.median(values):.2f} {unit} | {min(values):.2f} – {max(values):.2f} |"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="build", help="the CMake build directory")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--syscalls", type=int, default=1_000_000)
+    parser.add_argument("--pingpong-rounds", type=int, default=20_000)
+    args = parser.parse_args()
+    ct = os.path.join(args.build, "chess-trace")
+    bench = os.path.join(args.build, "bench")
+
+    loop = [os.path.join(bench, "bench_syscall_loop"), str(args.syscalls)]
+    floor = [os.path.join(bench, "bench_filter_floor"), str(args.syscalls)]
+    raw = [os.path.join(bench, "bench_ptrace_round_trip"), "100000"]
+    pingpong = [os.path.join(bench, "bench_futex_pingpong"), str(args.pingpong_rounds)]
+
+    native, filtered, traced = [], [], []
+    raw_stop, run_point, native_round, points_per_round = [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        for _ in range(args.rounds):
+            native.append(measure(loop, "ns_per_call"))
+            filtered.append(measure(floor, "ns_per_call"))
+            traced.append(measure([ct, "run", "--"] + loop, "ns_per_call"))
+            raw_stop.append(measure(raw, "us_per_stop"))
+            native_round.append(measure(pingpong, "us_per_round"))
+            us_round = measure([ct, "run", "--report", report, "--"] + pingpong, "us_per_round")
+            with open(report) as f:
+                points = json.load(f)["scheduling_points"]
+            per_round = points / args.pingpong_rounds
+            points_per_round.append(per_round)
+            run_point.append(us_round / per_round)
+
+    def ratios(a, b):
+        return [x / y for x, y in zip(a, b)]
+
+    print(f"Rounds: {args.rounds}; medians with min – max.\n")
+    print(f"### Untrapped syscalls ({args.syscalls} × getppid)\n")
+    print("| configuration | median | range |\n|---|---|---|")
+    print(median_row("native", native, "ns/call"))
+    print(median_row("chess-trace's filter, no tracer (kernel floor)", filtered, "ns/call"))
+    print(median_row("`chess-trace run`", traced, "ns/call"))
+    print(median_row("ratio run / filter floor", ratios(traced, filtered), "×"))
+    print(median_row("ratio run / native", ratios(traced, native), "×"))
+    print(f"\n### Scheduling points (futex ping-pong, {args.pingpong_rounds} rounds)\n")
+    print("| configuration | median | range |\n|---|---|---|")
+    print(median_row("raw ptrace round trip (waitpid + PTRACE_CONT)", raw_stop, "µs/stop"))
+    print(median_row("`chess-trace run`, per scheduling point", run_point, "µs/point"))
+    print(median_row("scheduling points per round", points_per_round, ""))
+    print(median_row("native ping-pong", native_round, "µs/round"))
+    print(median_row("ratio run point / raw round trip", ratios(run_point, raw_stop), "×"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+// Pinning: the supervisor and the whole tree share one CPU (ptrace round trips are several
+// times cheaper there), while the program still sees the machine's CPU mask.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "search/result.h"
+
+namespace chess::cli {
+
+struct Pinning {
+  std::optional<int> cpu;             // the CPU everything runs on; empty with --no-pin
+  std::vector<uint8_t> machine_mask;  // what sched_getaffinity reported before pinning
+};
+
+// Pins the calling process. `requested` is --cpu; without it a CPU is chosen among the allowed
+// ones (spread by pid, so parallel runs do not pile onto one CPU).
+Result<Pinning> PinSupervisor(std::optional<int> requested, bool pin);
+
+}  // namespace chess::cli

@@ -1,0 +1,29 @@
+#include "cli/exit_codes.h"
+
+#include <cerrno>
+
+namespace chess::cli {
+
+int RunExitCode(const supervisor::ExecutionResult& result) {
+  if (result.stopped_by_signal != 0) return 128 + result.stopped_by_signal;
+  if (result.exec_errno) return *result.exec_errno == ENOENT ? kExitNotFound : kExitNotExecutable;
+  using search::Outcome;
+  switch (result.outcome) {
+    case Outcome::kOk:
+    case Outcome::kExitStatus:
+      return result.exit_status.value_or(0);
+    case Outcome::kSignal:
+      return 128 + result.signal.value_or(0);
+    case Outcome::kDeadlock:
+    case Outcome::kHang:
+    case Outcome::kLivelock:
+    case Outcome::kGoodSamaritan:
+    case Outcome::kTimeout:
+    case Outcome::kStepLimit:
+      return kExitStuck;
+    default:
+      return kExitError;
+  }
+}
+
+}  // namespace chess::cli

@@ -1,0 +1,104 @@
+#include "cli/report.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "cli/json_writer.h"
+
+namespace chess::cli {
+namespace {
+
+using search::Outcome;
+
+std::string Headline(const supervisor::ExecutionResult& r) {
+  switch (r.outcome) {
+    case Outcome::kOk: return "";
+    case Outcome::kExitStatus:
+      return "exit-status: the program exited with status " + std::to_string(r.exit_status.value_or(-1));
+    case Outcome::kSignal:
+      return "signal: the program was killed by " + SignalName(r.signal.value_or(0)) +
+             (r.signal == SIGABRT ? " (an assertion or abort())" : "");
+    case Outcome::kDeadlock:
+      return "deadlock: no thread can run and nothing outside the program can wake one";
+    case Outcome::kHang:
+      return "hang: " + r.message;
+    default:
+      return std::string(search::OutcomeName(r.outcome)) + (r.message.empty() ? "" : ": " + r.message);
+  }
+}
+
+}  // namespace
+
+std::string SignalName(int signal) {
+  const char* abbrev = sigabbrev_np(signal);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
+}
+
+std::string TextReport(const supervisor::ExecutionResult& r) {
+  const std::string headline = Headline(r);
+  if (headline.empty()) return "";
+  std::ostringstream out;
+  out << "chess-trace: " << headline << "\n";
+  out << "  after " << r.scheduling_points << " scheduling points, " << r.threads_created
+      << " threads, " << r.wall_seconds << " s\n";
+  for (const supervisor::ThreadReport& t : r.threads) {
+    out << "  thread " << t.thread << " (pid " << t.pid << ", tid " << t.tid << ") " << t.state;
+    if (!t.call.empty()) out << " in " << t.call;
+    if (!t.resource.empty()) out << "  [" << t.resource << "]";
+    out << "\n";
+    for (size_t i = 0; i < t.frames.size(); ++i) {
+      out << "      #" << i << " " << supervisor::FormatFrame(t.frames[i]) << "\n";
+    }
+  }
+  return out.str();
+}
+
+std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& command) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("schema").Int(1);
+  json.Key("command").String(command);
+  json.Key("outcome").String(search::OutcomeName(r.outcome));
+  json.Key("exit_status").OptionalInt(r.exit_status);
+  json.Key("signal");
+  if (r.signal) {
+    json.String(SignalName(*r.signal));
+  } else {
+    json.Null();
+  }
+  json.Key("message").String(r.message);
+  json.Key("threads").BeginArray();
+  for (const supervisor::ThreadReport& t : r.threads) {
+    json.BeginObject();
+    json.Key("thread").Int(t.thread);
+    json.Key("tid").Int(t.tid);
+    json.Key("pid").Int(t.pid);
+    json.Key("state").String(t.state);
+    json.Key("syscall").String(t.syscall);
+    json.Key("call").String(t.call);
+    json.Key("resource").String(t.resource);
+    json.Key("frames").BeginArray();
+    for (const supervisor::StackFrame& f : t.frames) {
+      char pc[24];
+      std::snprintf(pc, sizeof(pc), "0x%llx", static_cast<unsigned long long>(f.pc));
+      json.BeginObject();
+      json.Key("pc").String(pc);
+      json.Key("function").String(f.function);
+      json.Key("offset").Int(static_cast<int64_t>(f.offset));
+      json.Key("module").String(f.module);
+      json.EndObject();
+    }
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("scheduling_points").Int(static_cast<int64_t>(r.scheduling_points));
+  json.Key("threads_created").Int(static_cast<int64_t>(r.threads_created));
+  json.Key("wall_seconds").Double(r.wall_seconds);
+  json.EndObject();
+  return json.str() + "\n";
+}
+
+}  // namespace chess::cli

@@ -1,0 +1,140 @@
+#include "cli/run_command.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include "cli/cpu_pinning.h"
+#include "cli/exit_codes.h"
+#include "cli/messages.h"
+#include "cli/report.h"
+#include "search/non_preemptive_strategy.h"
+#include "seccomp/filter.h"
+#include "seccomp/syscall_table.h"
+#include "supervisor/supervisor.h"
+
+extern char** environ;
+
+namespace chess::cli {
+namespace {
+
+bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
+  const std::string temporary = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << content;
+    if (!out.flush()) {
+      error = "cannot write " + temporary + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    error = "cannot write " + path + ": " + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Run PROGRAM once with all of its threads serialized (one runs at a time, each until it "
+      "blocks, yields or exits). Its stdin, stdout and stderr are its own; the exit status is "
+      "the program's, 128+N if signal N killed it, 124 on a deadlock or hang.");
+  run->add_option("--cpu", options.cpu,
+                  "Run the supervisor and the program on this CPU (default: one of the allowed "
+                  "CPUs; the program still sees the whole CPU mask)");
+  run->add_flag("--no-pin", options.no_pin, "Do not pin to one CPU (slower ptrace round trips)");
+  run->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")
+      ->type_name("FILE");
+  run->add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
+      ->type_name("FILE");
+  run->add_option("--external-wait", options.external_wait_seconds,
+                  "End the run as `hang` (exit 124) when every thread has waited only on the "
+                  "outside world (a terminal, a socket to another program) for S seconds; by "
+                  "default such waits last as long as they would without chess-trace")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--slice", options.slice_ms,
+                  "Interrupt a thread that has run this many milliseconds without blocking or "
+                  "yielding, when another thread could run")
+      ->type_name("MS")
+      ->check(CLI::Range(0.1, 10000.0))
+      ->capture_default_str();
+  run->add_option("command", options.command, "PROGRAM [ARGS...] (put -- before it)")
+      ->required()
+      ->type_name("PROGRAM [ARGS...]");
+  run->prefix_command();
+  return run;
+}
+
+int RunCommand(const RunOptions& options) {
+  Messages messages;
+  if (!options.log_path.empty()) {
+    if (auto opened = messages.OpenLog(options.log_path); !opened) {
+      messages.Say(opened.error());
+      return kExitError;
+    }
+  }
+  std::string path;
+  if (auto problem = supervisor::ResolveProgram(options.command.front(), path)) {
+    messages.Say(problem->message);
+    return problem->exit_code;
+  }
+  auto filter = seccomp::CompileFilter(seccomp::SyscallTable());
+  if (!filter) {
+    messages.Say(filter.error());
+    return kExitError;
+  }
+  auto pinning = PinSupervisor(options.cpu, !options.no_pin);
+  if (!pinning) {
+    messages.Say(pinning.error());
+    return kExitError;
+  }
+
+  supervisor::LaunchSpec spec;
+  spec.path = path;
+  spec.argv = options.command;
+  for (char** variable = environ; *variable != nullptr; ++variable) spec.env.emplace_back(*variable);
+  spec.cpu = pinning->cpu;
+  spec.filter = &filter.value();
+
+  supervisor::SupervisorOptions supervisor_options;
+  supervisor_options.slice = std::chrono::nanoseconds(static_cast<int64_t>(options.slice_ms * 1e6));
+  if (options.external_wait_seconds) {
+    supervisor_options.external_wait =
+        std::chrono::nanoseconds(static_cast<int64_t>(*options.external_wait_seconds * 1e9));
+  }
+  if (pinning->cpu) supervisor_options.visible_affinity = pinning->machine_mask;
+  supervisor_options.notice = [&messages](const std::string& text) { messages.Say(text); };
+
+  search::NonPreemptiveStrategy strategy;
+  supervisor::Supervisor supervisor(std::move(supervisor_options), strategy);
+  supervisor::InstallStopHandlers();
+  const supervisor::ExecutionResult result = supervisor.Run(spec);
+
+  if (result.exec_errno) {
+    messages.Say("cannot execute " + path + ": " + std::strerror(*result.exec_errno));
+  } else if (result.stopped_by_signal) {
+    messages.Say("stopped by " + SignalName(result.stopped_by_signal) + "; the program was killed");
+  } else if (result.outcome == search::Outcome::kError) {
+    messages.Say("error: " + result.message);
+  } else {
+    messages.Raw(TextReport(result));
+  }
+  if (!options.report_path.empty()) {
+    std::string error;
+    if (!WriteFileAtomically(options.report_path, JsonReport(result, "run"), error)) {
+      messages.Say(error);
+      return kExitError;
+    }
+  }
+  return RunExitCode(result);
+}
+
+}  // namespace chess::cli

@@ -1,0 +1,55 @@
+#include "search/outcome.h"
+
+#include <array>
+#include <utility>
+
+namespace chess::search {
+namespace {
+
+constexpr std::array<std::pair<Outcome, std::string_view>, 12> kNames = {{
+    {Outcome::kOk, "ok"},
+    {Outcome::kExitStatus, "exit-status"},
+    {Outcome::kSignal, "signal"},
+    {Outcome::kDeadlock, "deadlock"},
+    {Outcome::kHang, "hang"},
+    {Outcome::kLivelock, "livelock"},
+    {Outcome::kGoodSamaritan, "good-samaritan"},
+    {Outcome::kTimeout, "timeout"},
+    {Outcome::kStepLimit, "step-limit"},
+    {Outcome::kDivergence, "divergence"},
+    {Outcome::kNone, "none"},
+    {Outcome::kError, "error"},
+}};
+
+}  // namespace
+
+std::string_view OutcomeName(Outcome outcome) {
+  for (const auto& [value, name] : kNames) {
+    if (value == outcome) return name;
+  }
+  return "error";
+}
+
+std::optional<Outcome> ParseOutcome(std::string_view name) {
+  for (const auto& [value, spelling] : kNames) {
+    if (spelling == name) return value;
+  }
+  return std::nullopt;
+}
+
+bool IsBug(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kExitStatus:
+    case Outcome::kSignal:
+    case Outcome::kDeadlock:
+    case Outcome::kHang:
+    case Outcome::kLivelock:
+    case Outcome::kGoodSamaritan:
+    case Outcome::kTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace chess::search

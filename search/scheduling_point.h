@@ -1,0 +1,36 @@
+// SchedulingPoint: a thread stopped just before a visible operation (CHESS's task/resource/op).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "search/thread_id.h"
+
+namespace chess::search {
+
+// What the stopped thread is about to do, at the granularity the search cares about.
+enum class OpKind : uint8_t {
+  kThreadStart,   // a new thread, before its first instruction
+  kFutexWait,     // waits on a futex word (or several)
+  kFutexWake,     // wakes, requeues or hands a PI lock over
+  kThreadCreate,  // clone, clone3, fork, vfork
+  kThreadExit,    // exit (wakes the clear-child-tid word)
+  kProcessExit,   // exit_group
+  kYield,         // sched_yield
+  kSleep,         // nanosleep, clock_nanosleep
+  kInterrupted,   // the backstop stopped a thread that ran a whole slice
+  kSyncOp,        // announced by the preload shim
+  kSyscall,       // any other trapped syscall that is a scheduling point
+};
+
+std::string_view OpKindName(OpKind kind);
+
+struct SchedulingPoint {
+  ThreadId thread;
+  OpKind op = OpKind::kSyscall;
+  uint64_t resource = 0;  // futex address, fd, pid… — what two operations conflict on
+  bool is_write = false;
+  bool is_release = false;
+};
+
+}  // namespace chess::search

@@ -1,0 +1,48 @@
+// Strategy: the one place where scheduling decisions are made. The supervisor reports the
+// situation at every scheduling point; the strategy names the thread that runs next.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "search/scheduling_point.h"
+#include "search/thread_id.h"
+
+namespace chess::search {
+
+// Why the thread that ran last stopped running, as far as scheduling cost is concerned:
+// switching away after a block, exit or yield is free; switching away from a thread that could
+// simply continue is a preemption.
+enum class StopReason : uint8_t {
+  kReachedPoint,  // stopped at a visible operation and may continue
+  kYielded,       // sched_yield, a backstop interrupt, a sleep — wants others to run
+  kBlocked,       // can no longer run until another thread acts
+  kExited,        // gone
+};
+
+struct SchedulingContext {
+  // Threads that can run now, in creation order. Never empty when a strategy is asked.
+  std::span<const ThreadId> enabled;
+  // The thread that ran last; empty at the very first decision.
+  std::optional<ThreadId> current;
+  StopReason current_stop = StopReason::kReachedPoint;
+  // Where the current thread stopped; meaningful only when `current` is set.
+  SchedulingPoint point;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+
+  // Called once before each execution of the program.
+  virtual void BeginExecution() {}
+
+  // Names the thread to run next; must be an element of `context.enabled`.
+  [[nodiscard]] virtual ThreadId PickThread(const SchedulingContext& context) = 0;
+
+  // One line for reports and traces, e.g. "non-preemptive".
+  [[nodiscard]] virtual std::string Describe() const = 0;
+};
+
+}  // namespace chess::search

@@ -1,0 +1,40 @@
+// ExecutionResult: what one supervised execution did — the data every report is built from.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/outcome.h"
+#include "supervisor/backtrace.h"
+
+namespace chess::supervisor {
+
+struct ThreadReport {
+  uint32_t thread = 0;  // logical id: creation order, 0 = the root's main thread
+  pid_t tid = 0;
+  pid_t pid = 0;
+  std::string state;     // "blocked", "waiting-external", "ready", …
+  std::string syscall;   // "futex"
+  std::string call;      // "futex(0x7ffd…, FUTEX_WAIT_PRIVATE, 2, NULL)"
+  std::string resource;  // what it waits on: "futex 0x7ffd…"
+  std::vector<StackFrame> frames;
+};
+
+struct ExecutionResult {
+  search::Outcome outcome = search::Outcome::kError;
+  std::optional<int> exit_status;
+  std::optional<int> signal;
+  std::vector<ThreadReport> threads;  // for deadlocks and hangs: every thread still alive
+  uint64_t scheduling_points = 0;
+  uint64_t threads_created = 0;
+  double wall_seconds = 0;
+  std::string message;           // what went wrong, for kError and for hangs
+  std::optional<int> exec_errno;  // the program could not be executed
+  int stopped_by_signal = 0;     // SIGINT/SIGTERM/SIGHUP to chess-trace ended the run
+};
+
+}  // namespace chess::supervisor

@@ -1,0 +1,132 @@
+#include "supervisor/launcher.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "seccomp/install.h"
+#include "supervisor/ptrace.h"
+
+namespace chess::supervisor {
+namespace {
+
+std::vector<char*> CStrings(const std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (const std::string& s : strings) pointers.push_back(const_cast<char*>(s.c_str()));
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// Runs in the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void ChildMain(const LaunchSpec& spec, char* const* argv, char* const* envp,
+                            int go_fd, int error_fd, const cpu_set_t* cpus) {
+  char go = 0;
+  while (read(go_fd, &go, 1) < 0 && errno == EINTR) {
+  }
+  close(go_fd);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);  // the supervisor's mask must not leak into the program
+  int error = 0;
+  if (cpus != nullptr && sched_setaffinity(0, sizeof(*cpus), cpus) != 0) error = errno;
+  // Without CAP_SYS_ADMIN the kernel demands NO_NEW_PRIVS for a filter; as root we keep setuid
+  // programs working.
+  if (error == 0) error = seccomp::InstallFilter(*spec.filter, geteuid() != 0);
+  if (error == 0) {
+    execve(spec.path.c_str(), argv, envp);
+    error = errno;
+  }
+  (void)!write(error_fd, &error, sizeof(error));
+  _exit(error == ENOENT ? 127 : 126);
+}
+
+}  // namespace
+
+Result<LaunchedProgram> Launch(const LaunchSpec& spec) {
+  std::vector<char*> argv = CStrings(spec.argv);
+  std::vector<char*> envp = CStrings(spec.env);
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (spec.cpu) CPU_SET(*spec.cpu, &cpus);
+  int go[2];
+  int error[2];
+  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(error, O_CLOEXEC) != 0) {
+    return Error{std::string("pipe: ") + std::strerror(errno)};
+  }
+  const pid_t pid = fork();
+  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+  if (pid == 0) {
+    close(go[1]);
+    close(error[0]);
+    ChildMain(spec, argv.data(), envp.data(), go[0], error[1], spec.cpu ? &cpus : nullptr);
+  }
+  close(go[0]);
+  close(error[1]);
+  if (int rc = ptrace::Seize(pid); rc != 0) {
+    kill(pid, SIGKILL);
+    close(go[1]);
+    close(error[0]);
+    return Error{std::string("cannot trace the program (PTRACE_SEIZE: ") + std::strerror(rc) +
+                 "). chess-trace needs ptrace: run as root or with CAP_SYS_PTRACE; in a container "
+                 "add --cap-add=SYS_PTRACE; check /proc/sys/kernel/yama/ptrace_scope"};
+  }
+  const char release = 1;
+  (void)!write(go[1], &release, 1);
+  close(go[1]);
+  return LaunchedProgram{pid, error[0]};
+}
+
+std::optional<int> ReadExecError(int exec_error_fd) {
+  if (exec_error_fd < 0) return std::nullopt;
+  int error = 0;
+  const ssize_t n = read(exec_error_fd, &error, sizeof(error));
+  if (n != sizeof(error)) return std::nullopt;
+  return error;
+}
+
+std::optional<ProgramNotRunnable> ResolveProgram(const std::string& name, std::string& path) {
+  auto check = [](const std::string& candidate) -> std::optional<ProgramNotRunnable> {
+    struct stat st{};
+    if (stat(candidate.c_str(), &st) != 0) {
+      return ProgramNotRunnable{127, candidate + ": " + std::strerror(errno)};
+    }
+    if (S_ISDIR(st.st_mode)) return ProgramNotRunnable{126, candidate + ": is a directory"};
+    if (access(candidate.c_str(), X_OK) != 0) {
+      return ProgramNotRunnable{126, candidate + ": permission denied (not executable; try chmod +x)"};
+    }
+    return std::nullopt;
+  };
+  if (name.empty()) return ProgramNotRunnable{127, "no program given"};
+  if (name.find('/') != std::string::npos) {
+    path = name;
+    return check(name);
+  }
+  const char* env_path = getenv("PATH");
+  const std::string search = env_path ? env_path : "/usr/local/bin:/usr/bin:/bin";
+  std::optional<ProgramNotRunnable> first_problem;
+  size_t start = 0;
+  while (start <= search.size()) {
+    const size_t end = std::min(search.find(':', start), search.size());
+    // An empty PATH entry means the current directory.
+    const std::string dir = end > start ? search.substr(start, end - start) : std::string(".");
+    const std::string candidate = dir + "/" + name;
+    auto problem = check(candidate);
+    if (!problem) {
+      path = candidate;
+      return std::nullopt;
+    }
+    if (problem->exit_code == 126 && !first_problem) first_problem = problem;
+    start = end + 1;
+  }
+  if (first_problem) return first_problem;
+  return ProgramNotRunnable{127, name + ": command not found (not on PATH)"};
+}
+
+}  // namespace chess::supervisor

@@ -1,0 +1,42 @@
+// Launcher: starts the program as a seized tracee with the filter installed, and resolves the
+// program name the way a shell would so users get 127/126 with a reason instead of a trace.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/result.h"
+#include "seccomp/filter.h"
+
+namespace chess::supervisor {
+
+struct LaunchSpec {
+  std::string path;               // resolved executable (see ResolveProgram)
+  std::vector<std::string> argv;  // argv[0] included
+  std::vector<std::string> env;   // passed exactly: addresses depend on these bytes
+  std::optional<int> cpu;         // pin the tree to this CPU
+  const seccomp::BpfProgram* filter = nullptr;
+};
+
+struct LaunchedProgram {
+  pid_t pid = 0;
+  int exec_error_fd = -1;  // read end: holds errno if execve failed in the child
+};
+
+Result<LaunchedProgram> Launch(const LaunchSpec& spec);
+
+// The errno the child wrote when its execve failed, if it did.
+std::optional<int> ReadExecError(int exec_error_fd);
+
+struct ProgramNotRunnable {
+  int exit_code;  // 127 not found, 126 not executable
+  std::string message;
+};
+
+// Finds `name` on PATH (unless it contains a slash) and checks that it can be executed.
+std::optional<ProgramNotRunnable> ResolveProgram(const std::string& name, std::string& path);
+
+}  // namespace chess::supervisor

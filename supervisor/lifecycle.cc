@@ -1,0 +1,276 @@
+// Thread and process lifecycle events: creation, exec, exit and death, and the exit-time futex
+// writes whose wakes the kernel sends to waiters that, under emulation, do not exist.
+#include <linux/futex.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include <cerrno>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "supervisor/futex_key.h"
+#include "supervisor/invariant.h"
+#include "supervisor/supervisor.h"
+
+namespace chess::supervisor {
+namespace {
+
+// The kernel walks at most this many robust-list entries (ROBUST_LIST_LIMIT).
+constexpr int kRobustListLimit = 2048;
+
+// struct robust_list_head, x86_64.
+struct RobustListHead {
+  uint64_t next;
+  int64_t futex_offset;
+  uint64_t list_op_pending;
+};
+
+std::vector<uint64_t> ReadRobustFutexes(pid_t tid, uint64_t head_address) {
+  std::vector<uint64_t> futexes;
+  RemoteMemory memory(tid);
+  auto head = memory.Read<RobustListHead>(head_address);
+  if (!head) return futexes;
+  uint64_t entry = head->next;
+  for (int i = 0; i < kRobustListLimit && entry != head_address && entry != 0; ++i) {
+    const uint64_t node = entry & ~1ull;  // bit 0 marks a PI futex
+    futexes.push_back(node + head->futex_offset);
+    auto next = memory.Read<uint64_t>(node);
+    if (!next) break;
+    entry = *next;
+  }
+  if (head->list_op_pending != 0) futexes.push_back((head->list_op_pending & ~1ull) + head->futex_offset);
+  return futexes;
+}
+
+// A leader that exits while its threads live becomes a zombie the kernel will not report
+// until the whole group is gone.
+bool IsZombie(pid_t tgid) {
+  std::ifstream stat("/proc/" + std::to_string(tgid) + "/task/" + std::to_string(tgid) + "/stat");
+  std::string content;
+  if (!std::getline(stat, content)) return true;
+  const size_t paren = content.rfind(')');
+  return paren == std::string::npos || paren + 2 >= content.size() || content[paren + 2] == 'Z' ||
+         content[paren + 2] == 'X';
+}
+
+}  // namespace
+
+void Supervisor::OnThreadCreated(Thread& parent, int event) {
+  const auto child_tid = ptrace::EventMessage(parent.tid);
+  if (!child_tid) return;
+  const auto tid = static_cast<pid_t>(*child_tid);
+  // Wait for the child's first stop now, so the set of runnable threads never depends on when
+  // the kernel gets round to reporting it.
+  if (auto early = early_stops_.find(tid); early != early_stops_.end()) {
+    early_stops_.erase(early);
+  } else {
+    auto first = ptrace::WaitFor(tid);
+    if (!first || first->kind == ptrace::StopKind::kExited ||
+        first->kind == ptrace::StopKind::kKilled) {
+      ptrace::Resume(parent.tid);
+      return;
+    }
+  }
+  const uint64_t flags = event == PTRACE_EVENT_CLONE ? parent.clone_flags
+                         : event == PTRACE_EVENT_VFORK ? (CLONE_VM | CLONE_VFORK)
+                                                       : 0;
+  Process* process = parent.process;
+  if ((flags & CLONE_THREAD) == 0) {
+    const uint64_t space = (flags & CLONE_VM) ? parent.process->address_space : threads_.NewAddressSpace();
+    process = &threads_.AddProcess(tid, space);
+  }
+  Thread& child = threads_.AddThread(tid, *process);
+  child.state = ThreadState::kReady;
+  child.point = {child.id, search::OpKind::kThreadStart};
+  child.clear_child_tid = parent.clone_child_tid;
+  child.affinity = parent.affinity;
+  parent.clone_child_tid = 0;
+  last_progress_ = Now();
+
+  if (event == PTRACE_EVENT_VFORK) {
+    // The parent sleeps in the kernel until the child execs or exits, then reports
+    // PTRACE_EVENT_VFORK_DONE; meanwhile it is blocked like any waiter.
+    parent.in_vfork = true;
+    parent.state = ThreadState::kBlocked;
+    parent.blocked_since = Now();
+    ptrace::Resume(parent.tid);
+    running_ = nullptr;
+    last_ = &parent;
+    last_stop_ = search::StopReason::kBlocked;
+    return;
+  }
+  ptrace::Resume(parent.tid);
+}
+
+void Supervisor::OnExec(Thread& thread) {
+  // After an exec by a non-leader thread the kernel reports the event under the leader's tid;
+  // the event message names the thread that really called execve.
+  Thread* execer = &thread;
+  if (auto former = ptrace::EventMessage(thread.tid); former && static_cast<pid_t>(*former) != thread.tid) {
+    if (Thread* found = threads_.Find(static_cast<pid_t>(*former))) execer = found;
+  }
+  const pid_t leader = thread.tid;
+  for (const auto& [id, other] : threads_.Live()) {
+    if (other != execer && other->process == execer->process) futexes_.Remove(other->tid);
+  }
+  if (execer != &thread) {
+    threads_.RenameAfterExec(*execer, leader);
+  }
+  for (auto it = threads_.Live().begin(); it != threads_.Live().end();) {
+    Thread* other = it->second;
+    ++it;
+    if (other != execer && other->process == execer->process) threads_.MarkDead(*other);
+  }
+  execer->process->address_space = threads_.NewAddressSpace();
+  execer->clear_child_tid = 0;  // exec releases both registrations (exec_mm_release)
+  execer->robust_list = 0;
+  execer->state = ThreadState::kRunning;
+  running_ = execer;
+  last_progress_ = Now();
+  ptrace::Resume(execer->tid);
+}
+
+void Supervisor::OnExitEvent(Thread& thread) {
+  // The mm is still attached here: read the robust list before the kernel walks it.
+  if (thread.robust_list != 0) thread.robust_futexes = ReadRobustFutexes(thread.tid, thread.robust_list);
+  const bool group_exit = !thread.called_exit || thread.call.nr == SYS_exit_group;
+  if (group_exit) thread.process->dying = true;
+  futexes_.Remove(thread.tid);
+  thread.deadline.reset();
+  const bool was_running = running_ == &thread;
+  thread.state = ThreadState::kExiting;
+  if (was_running) {
+    running_ = nullptr;
+    last_ = &thread;
+    last_stop_ = search::StopReason::kExited;
+  }
+  ptrace::Resume(thread.tid);
+  if (group_exit) return;  // every thread of the group dies; their deaths arrive as they come
+
+  const bool is_leader = thread.tid == thread.process->tgid;
+  bool siblings_alive = false;
+  for (const auto& [id, other] : threads_.Live()) {
+    siblings_alive = siblings_alive || (other != &thread && other->process == thread.process);
+  }
+  if (is_leader && siblings_alive) {
+    // The leader will not be reaped until its group is gone: wait until it is a zombie, which
+    // is when the kernel has cleared its clear-child-tid word.
+    for (int i = 0; i < 10000 && !IsZombie(thread.tid); ++i) std::this_thread::yield();
+    ReplayExitWakes(thread);
+    threads_.MarkDead(thread);
+    return;
+  }
+  // Wait for the death now: the kernel clears the clear-child-tid word before reporting it, and
+  // joiners must become runnable before the next decision.
+  if (auto death = ptrace::WaitFor(thread.tid)) HandleEvent(*death);
+}
+
+void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
+  Process& process = *thread.process;
+  if (thread.state != ThreadState::kDead) {
+    futexes_.Remove(thread.tid);
+    thread.deadline.reset();
+    ReplayExitWakes(thread);
+    threads_.MarkDead(thread);
+  }
+  if (running_ == &thread) {
+    running_ = nullptr;
+    last_ = &thread;
+    last_stop_ = search::StopReason::kExited;
+  }
+  last_progress_ = Now();
+  if (thread.tid != process.tgid) {
+    threads_.Forget(thread.tid);
+    return;
+  }
+  // The leader's reaping is the process's exit.
+  if (event.kind == ptrace::StopKind::kExited) {
+    process.exit_code = event.value;
+  } else {
+    process.exit_signal = event.value;
+  }
+  for (const auto& [id, other] : threads_.Live()) {
+    CHESS_CHECK(other->process != &process || other->state == ThreadState::kExiting,
+                "a process was reaped while one of its threads was alive");
+  }
+  threads_.Forget(thread.tid);
+  if (process.tgid != root_pid_) return;
+  if (process.exit_signal) {
+    Finish(search::Outcome::kSignal);
+    result_->signal = *process.exit_signal;
+  } else {
+    Finish(*process.exit_code == 0 ? search::Outcome::kOk : search::Outcome::kExitStatus);
+    result_->exit_status = *process.exit_code;
+  }
+}
+
+void Supervisor::ReplayExitWakes(Thread& thread) {
+  // Futex keys of shared memory are found through a live thread's maps.
+  const Thread* reader = &thread;
+  for (const auto& [id, other] : threads_.Live()) {
+    if (other->process == thread.process && other != &thread && other->Alive()) {
+      reader = other;
+      break;
+    }
+  }
+  if (thread.clear_child_tid != 0) {
+    // mm_release: the kernel zeroes the word and wakes one waiter with a shared-key wake.
+    const FutexKey key = MakeFutexKey(*reader, thread.clear_child_tid, true);
+    for (const FutexWaiter& waiter : futexes_.Wake(key, 1)) {
+      if (Thread* joiner = threads_.Find(waiter.tid)) Wake(*joiner, 0);
+    }
+    thread.clear_child_tid = 0;
+  }
+  // Robust futexes: the kernel marked each lock the thread held FUTEX_OWNER_DIED and woke one
+  // waiter (PI locks are handed to their first waiter instead).
+  RemoteMemory memory(reader->tid);
+  for (uint64_t address : thread.robust_futexes) {
+    auto word = memory.Read<uint32_t>(address);
+    if (!word || (*word & FUTEX_OWNER_DIED) == 0) continue;
+    const FutexKey key = MakeFutexKey(*reader, address, true);
+    auto first = futexes_.Front(key);
+    if (!first) continue;
+    Thread* heir = threads_.Find(first->tid);
+    if (heir == nullptr) continue;
+    if (first->pi && (*word & FUTEX_TID_MASK) == 0) {
+      futexes_.Wake(key, 1);
+      const uint32_t handed = static_cast<uint32_t>(heir->tid) | FUTEX_OWNER_DIED |
+                              (futexes_.Waiters(key) > 0 ? FUTEX_WAITERS : 0);
+      memory.Write(address, handed);
+      Wake(*heir, 0);
+    } else if (!first->pi && (*word & FUTEX_WAITERS) != 0) {
+      futexes_.Wake(key, 1);
+      Wake(*heir, 0);
+    }
+  }
+  thread.robust_futexes.clear();
+}
+
+void Supervisor::KillTree() {
+  for (const auto& [tgid, process] : threads_.Processes()) {
+    if (!process->exit_code && !process->exit_signal) kill(tgid, SIGKILL);
+  }
+  // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
+  // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
+  const MonoNanos give_up = Now() + 5 * kNanosPerSecond;
+  while (Now() < give_up) {
+    errno = 0;
+    auto event = ptrace::PollAny();
+    if (!event) {
+      if (errno == ECHILD) return;  // nothing traced is left
+      const timespec pause{0, 1'000'000};
+      nanosleep(&pause, nullptr);
+      continue;
+    }
+    if (event->kind != ptrace::StopKind::kExited && event->kind != ptrace::StopKind::kKilled) {
+      ptrace::Resume(event->tid);
+    }
+  }
+}
+
+}  // namespace chess::supervisor

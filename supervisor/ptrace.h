@@ -1,0 +1,59 @@
+// The ptrace layer: the only code that calls ptrace(2) and waitpid(2). Each call is named for
+// what it does; failures that mean "the thread is gone" return false rather than throwing,
+// because a tracee can die at any moment (SIGKILL, exit_group of a sibling).
+#pragma once
+
+#include <sys/ptrace.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "supervisor/registers.h"
+
+namespace chess::supervisor::ptrace {
+
+// Every option chess-trace needs; EXITKILL makes the kernel kill the tree if we die.
+long TraceOptions();
+
+// Attaches to a fresh child with PTRACE_SEIZE (needed for PTRACE_INTERRUPT). Returns 0 or errno.
+int Seize(pid_t pid);
+
+bool Resume(pid_t tid, int signal = 0);
+bool Interrupt(pid_t tid);
+bool GetRegisters(pid_t tid, Registers& regs);
+bool SetRegisters(pid_t tid, const Registers& regs);
+std::optional<unsigned long> EventMessage(pid_t tid);
+bool SignalInfo(pid_t tid, siginfo_t& info);
+
+
+// What a waitpid status means for a traced thread.
+enum class StopKind : uint8_t {
+  kExited,       // WIFEXITED: `value` is the exit code
+  kKilled,       // WIFSIGNALED: `value` is the signal
+  kSeccomp,      // a SECCOMP_RET_TRACE stop
+  kEvent,        // PTRACE_EVENT_*: `value` is the event
+  kSignal,       // signal-delivery-stop: `value` is the signal
+  kGroupStop,    // group-stop of a seized thread: `value` is the stopping signal
+  kSyscallTrap,  // syscall-enter/exit stop (TRACESYSGOOD)
+};
+
+struct WaitEvent {
+  pid_t tid = 0;
+  StopKind kind = StopKind::kExited;
+  int value = 0;
+  int status = 0;
+};
+
+WaitEvent Classify(pid_t tid, int status);
+
+// Blocks until any traced thread changes state. nullopt when interrupted by a signal (EINTR)
+// or when there is no traced child at all (ECHILD).
+std::optional<WaitEvent> WaitAny();
+// Non-blocking variant: nullopt when no thread has changed state.
+std::optional<WaitEvent> PollAny();
+// Blocks until `tid` changes state (it must be about to: a new thread's first stop, a death).
+std::optional<WaitEvent> WaitFor(pid_t tid);
+
+}  // namespace chess::supervisor::ptrace

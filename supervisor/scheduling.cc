@@ -1,0 +1,196 @@
+// Scheduling: which thread runs next, and resuming it. Every choice goes through the strategy;
+// this file only computes who *can* run and carries the choice out.
+#include <sys/syscall.h>
+
+#include <fstream>
+#include <string>
+
+#include "supervisor/invariant.h"
+#include "supervisor/supervisor.h"
+#include "supervisor/thread_report.h"
+
+namespace chess::supervisor {
+namespace {
+
+bool Schedulable(const Thread& thread) {
+  return !thread.process->dying &&
+         (thread.state == ThreadState::kReady || thread.state == ThreadState::kExternal);
+}
+
+// 'S' or 'D' in /proc/TID/stat: asleep in the kernel.
+bool AsleepInKernel(pid_t tid) {
+  std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
+  std::string content;
+  if (!std::getline(stat, content)) return false;
+  const size_t paren = content.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= content.size()) return false;
+  const char state = content[paren + 2];
+  return state == 'S' || state == 'D';
+}
+
+}  // namespace
+
+std::vector<search::ThreadId> Supervisor::EnabledThreads() const {
+  std::vector<search::ThreadId> enabled;
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (Schedulable(*thread)) enabled.push_back(thread->id);
+  }
+  return enabled;
+}
+
+bool Supervisor::AnyOtherRunnable(const Thread& thread) const {
+  for (const auto& [id, other] : threads_.Live()) {
+    if (other != &thread && Schedulable(*other)) return true;
+  }
+  return false;
+}
+
+void Supervisor::FireDueDeadlines() {
+  const MonoNanos now = Now();
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state != ThreadState::kBlocked || !thread->deadline || *thread->deadline > now) continue;
+    const int64_t result = thread->deadline_result;
+    Wake(*thread, result);
+  }
+}
+
+void Supervisor::ScheduleNext() {
+  for (;;) {
+    FireDueDeadlines();
+    const std::vector<search::ThreadId> enabled = EnabledThreads();
+    if (enabled.empty()) {
+      std::optional<MonoNanos> earliest;
+      bool dying = false;
+      for (const auto& [id, thread] : threads_.Live()) {
+        if (thread->state == ThreadState::kBlocked && thread->deadline) {
+          earliest = std::min(earliest.value_or(*thread->deadline), *thread->deadline);
+        }
+        dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
+                thread->in_vfork;
+      }
+      if (earliest || dying) {
+        // Nothing can run until a deadline passes or a dying thread is reaped.
+        const MonoNanos until = earliest.value_or(Now() + options_.slice.count());
+        if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
+        if (PendingStopSignal() || result_) return;
+        continue;
+      }
+      if (threads_.Live().empty()) {
+        Finish(search::Outcome::kError, "every thread is gone but the root process was not reaped");
+        return;
+      }
+      Finish(search::Outcome::kDeadlock);
+      result_->threads = BuildThreadReports(threads_, futexes_);
+      return;
+    }
+    search::SchedulingContext context;
+    context.enabled = enabled;
+    if (last_ != nullptr) {
+      context.current = last_->id;
+      context.current_stop = last_stop_;
+      context.point = last_->point;
+    }
+    const search::ThreadId picked = strategy_.PickThread(context);
+    ++points_;
+    Thread* next = threads_.Find(picked);
+    CHESS_CHECK(next != nullptr && Schedulable(*next), "the strategy picked a thread that cannot run");
+    if (Dispatch(*next)) return;
+  }
+}
+
+bool Supervisor::Dispatch(Thread& thread) {
+  if (thread.op_pending) {
+    thread.op_pending = false;
+    SyscallContext context{thread, *this};
+    const Disposition disposition = HandlerFor(thread.call.family).execute(context);
+    switch (disposition.kind) {
+      case Disposition::Kind::kComplete:
+      case Disposition::Kind::kYield:
+        thread.result = disposition.value;
+        break;
+      case Disposition::Kind::kNative:
+        break;
+      case Disposition::Kind::kBlock:
+        // It turned out to wait: a free switch to someone else.
+        thread.state = ThreadState::kBlocked;
+        thread.blocked_since = Now();
+        last_ = &thread;
+        last_stop_ = search::StopReason::kBlocked;
+        return false;
+      case Disposition::Kind::kPoint:
+        CHESS_CHECK(false, "a deferred operation asked for another scheduling point");
+    }
+  }
+  if (thread.result) {
+    CompleteSyscall(thread, *thread.result);
+    thread.result.reset();
+  }
+  // The slice restarts on a switch and after a yield, never merely at a scheduling point.
+  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = Now();
+  thread.state = ThreadState::kRunning;
+  thread.at_seccomp_stop = false;
+  running_ = &thread;
+  const int signal = thread.pending_signal;
+  thread.pending_signal = 0;
+  ptrace::Resume(thread.tid, signal);  // if it died meanwhile, its death event follows
+  return true;
+}
+
+void Supervisor::Park(Thread& thread, search::StopReason reason) {
+  running_ = nullptr;
+  last_ = &thread;
+  // A thread that used up its slice gives way as if it had yielded: fairness without a PMU.
+  if (reason == search::StopReason::kReachedPoint && Now() - switched_in_ >= options_.slice.count()) {
+    reason = search::StopReason::kYielded;
+  }
+  last_stop_ = reason;
+}
+
+void Supervisor::CompleteSyscall(Thread& thread, int64_t value) {
+  // With orig_rax = -1 the kernel skips the syscall and leaves rax to the supervisor.
+  if (!thread.at_seccomp_stop) return;
+  thread.regs.SetSyscallResult(value);
+  ptrace::SetRegisters(thread.tid, thread.regs);
+}
+
+void Supervisor::Finish(search::Outcome outcome, std::string message) {
+  if (result_) return;
+  result_.emplace();
+  result_->outcome = outcome;
+  result_->message = std::move(message);
+}
+
+bool Supervisor::CheckHang() {
+  if (!options_.external_wait || running_ == nullptr) return false;
+  const MonoNanos now = Now();
+  if (now - last_progress_ < options_.external_wait->count()) return false;
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread != running_ && thread->state != ThreadState::kBlocked &&
+        thread->state != ThreadState::kExternal) {
+      return false;
+    }
+  }
+  if (!AsleepInKernel(running_->tid)) {
+    last_progress_ = now;  // computing is progress
+    return false;
+  }
+  // The running thread is asleep in the kernel and everyone else waits: a hang on the outside.
+  if (!ptrace::Interrupt(running_->tid)) return false;
+  if (auto stop = ptrace::WaitFor(running_->tid)) {
+    Registers regs;
+    if (ptrace::GetRegisters(running_->tid, regs)) {
+      running_->call.nr = regs.SyscallNr();
+      for (int i = 0; i < 6; ++i) running_->call.args[i] = regs.Arg(i);
+    }
+  }
+  running_->state = ThreadState::kExternal;
+  running_->at_seccomp_stop = false;
+  running_ = nullptr;
+  const double seconds = static_cast<double>(options_.external_wait->count()) / 1e9;
+  Finish(search::Outcome::kHang, "every thread waited only on the outside world for longer than --external-wait (" +
+                                     std::to_string(seconds) + " s)");
+  result_->threads = BuildThreadReports(threads_, futexes_);
+  return true;
+}
+
+}  // namespace chess::supervisor

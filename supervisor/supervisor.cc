@@ -1,0 +1,261 @@
+#include "supervisor/supervisor.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "seccomp/filter.h"
+#include "supervisor/invariant.h"
+
+namespace chess::supervisor {
+
+Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
+    : options_(std::move(options)), strategy_(strategy) {}
+
+ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
+  const MonoNanos started = Now();
+  const int64_t tick = std::clamp<int64_t>(options_.slice.count() / 2, 1'000'000, 50'000'000);
+  if (auto started_waiter = waiter_.Start(tick); !started_waiter) {
+    ExecutionResult failed;
+    failed.message = started_waiter.error();
+    return failed;
+  }
+  auto launched = Launch(spec);
+  if (!launched) {
+    ExecutionResult failed;
+    failed.message = launched.error();
+    return failed;
+  }
+  root_pid_ = launched->pid;
+  Process& root = threads_.AddProcess(root_pid_, threads_.NewAddressSpace());
+  Thread& main_thread = threads_.AddThread(root_pid_, root);
+  main_thread.state = ThreadState::kRunning;
+  main_thread.point = {main_thread.id, search::OpKind::kThreadStart};
+  running_ = &main_thread;
+  switched_in_ = last_progress_ = Now();
+  strategy_.BeginExecution();
+  InvariantContext::Set(&threads_);
+
+  while (!result_) {
+    if (int signal = PendingStopSignal()) {
+      Finish(search::Outcome::kError, std::string("stopped by ") + sigabbrev_np(signal));
+      result_->stopped_by_signal = signal;
+      break;
+    }
+    if (running_ != nullptr) {
+      if (auto event = waiter_.Wait()) {
+        HandleEvent(*event);
+      } else {
+        OnTick();
+      }
+    } else {
+      ScheduleNext();
+    }
+  }
+  KillTree();
+  InvariantContext::Set(nullptr);
+  ExecutionResult result = std::move(*result_);
+  if (auto exec_error = ReadExecError(launched->exec_error_fd)) {
+    result.exec_errno = *exec_error;
+    result.outcome = search::Outcome::kError;
+  }
+  close(launched->exec_error_fd);
+  result.scheduling_points = points_;
+  result.threads_created = threads_.ThreadsCreated();
+  result.wall_seconds = static_cast<double>(Now() - started) / 1e9;
+  return result;
+}
+
+void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
+  Thread* thread = threads_.Find(event.tid);
+  if (thread == nullptr) {
+    // A new thread can report its first stop before its parent reports the CLONE event.
+    if (event.kind != ptrace::StopKind::kExited && event.kind != ptrace::StopKind::kKilled) {
+      early_stops_[event.tid] = event;
+    }
+    return;
+  }
+  switch (event.kind) {
+    case ptrace::StopKind::kExited:
+    case ptrace::StopKind::kKilled:
+      OnDeath(*thread, event);
+      break;
+    case ptrace::StopKind::kSeccomp:
+      OnSeccompStop(*thread);
+      break;
+    case ptrace::StopKind::kEvent:
+      switch (event.value) {
+        case PTRACE_EVENT_CLONE:
+        case PTRACE_EVENT_FORK:
+        case PTRACE_EVENT_VFORK:
+          OnThreadCreated(*thread, event.value);
+          break;
+        case PTRACE_EVENT_EXEC:
+          OnExec(*thread);
+          break;
+        case PTRACE_EVENT_EXIT:
+          OnExitEvent(*thread);
+          break;
+        case PTRACE_EVENT_VFORK_DONE:
+          // The vfork child exec'd or exited; the parent stopped here and may be scheduled.
+          thread->in_vfork = false;
+          if (thread->Alive()) thread->state = ThreadState::kReady;
+          if (running_ == thread) Park(*thread, search::StopReason::kReachedPoint);
+          break;
+        case PTRACE_EVENT_STOP:
+          OnInterruptStop(*thread);
+          break;
+        default:
+          ptrace::Resume(thread->tid);
+          break;
+      }
+      break;
+    case ptrace::StopKind::kSignal:
+      OnSignalStop(*thread, event.value);
+      break;
+    case ptrace::StopKind::kGroupStop:
+    case ptrace::StopKind::kSyscallTrap:
+      // Job-control stops are not modelled yet: the thread simply continues.
+      if (thread == running_) ptrace::Resume(thread->tid);
+      break;
+  }
+}
+
+void Supervisor::OnTick() {
+  if (running_ == nullptr) return;
+  const MonoNanos now = Now();
+  if (CheckHang()) return;
+  if (now - switched_in_ < options_.slice.count()) return;
+  if (running_->interrupt != Thread::Interrupt::kNone) return;
+  FireDueDeadlines();
+  // The backstop: interrupting is pointless when no other thread could use the CPU.
+  if (!AnyOtherRunnable(*running_)) return;
+  if (ptrace::Interrupt(running_->tid)) running_->interrupt = Thread::Interrupt::kRequested;
+}
+
+void Supervisor::OnSeccompStop(Thread& thread) {
+  CHESS_CHECK(&thread == running_, "seccomp stop of a thread that was not running");
+  // One GETREGS gives the call and its arguments, and completing it is one SETREGS.
+  if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
+  last_progress_ = Now();
+  thread.at_seccomp_stop = true;
+  thread.call.nr = thread.regs.SyscallNr();
+  for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);
+  const seccomp::SyscallRow* row = seccomp::FindSyscall(thread.call.nr);
+  if (row == nullptr) {
+    // Not ours: a filter the program installed itself asked for a tracer with RET_TRACE.
+    // Without a tracer that syscall fails with ENOSYS, so that is what the program sees.
+    Apply(thread, Disposition::Complete(-ENOSYS));
+    return;
+  }
+  thread.call.family = row->family;
+  SyscallContext context{thread, *this};
+  Apply(thread, HandlerFor(thread.call.family).on_entry(context));
+}
+
+void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
+  switch (disposition.kind) {
+    case Disposition::Kind::kComplete:
+      CompleteSyscall(thread, disposition.value);
+      thread.at_seccomp_stop = false;
+      ptrace::Resume(thread.tid);
+      return;
+    case Disposition::Kind::kNative:
+      thread.at_seccomp_stop = false;
+      ptrace::Resume(thread.tid);
+      return;
+    case Disposition::Kind::kPoint:
+      thread.op_pending = true;
+      thread.state = ThreadState::kReady;
+      thread.point = {thread.id, disposition.op, disposition.resource, disposition.is_write,
+                      disposition.is_release};
+      Park(thread, search::StopReason::kReachedPoint);
+      return;
+    case Disposition::Kind::kBlock:
+      // The result is written when it is known, together with the skip: one SETREGS.
+      thread.state = ThreadState::kBlocked;
+      thread.blocked_since = Now();
+      Park(thread, search::StopReason::kBlocked);
+      return;
+    case Disposition::Kind::kYield:
+      thread.result = disposition.value;
+      thread.state = ThreadState::kReady;
+      thread.point = {thread.id, search::OpKind::kYield};
+      Park(thread, search::StopReason::kYielded);
+      return;
+  }
+}
+
+void Supervisor::OnInterruptStop(Thread& thread) {
+  thread.interrupt = Thread::Interrupt::kNone;
+  if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
+  // An interrupt requested in an earlier slice can surface right after the thread is resumed
+  // again; within a fresh slice it is not a preemption.
+  if (Now() - switched_in_ < options_.slice.count()) {
+    ptrace::Resume(thread.tid);
+    return;
+  }
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return;
+  thread.at_seccomp_stop = false;
+  if (regs.InInterruptedSyscall()) {
+    // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,
+    // a pipe fed from outside…). It restarts transparently when resumed.
+    thread.state = ThreadState::kExternal;
+    thread.call.nr = regs.SyscallNr();
+    for (int i = 0; i < 6; ++i) thread.call.args[i] = regs.Arg(i);
+    thread.blocked_since = Now();
+    Park(thread, search::StopReason::kBlocked);
+    return;
+  }
+  thread.state = ThreadState::kReady;
+  thread.point = {thread.id, search::OpKind::kInterrupted};
+  Park(thread, search::StopReason::kYielded);
+}
+
+void Supervisor::OnSignalStop(Thread& thread, int signal) {
+  // Delivered when the thread next runs, as the kernel would have done had it not stopped.
+  if (&thread == running_) {
+    ptrace::Resume(thread.tid, signal);
+  } else {
+    thread.pending_signal = signal;
+  }
+}
+
+void Supervisor::Wake(Thread& thread, int64_t result) {
+  futexes_.Remove(thread.tid);
+  thread.deadline.reset();
+  if (thread.state != ThreadState::kBlocked) return;
+  thread.state = ThreadState::kReady;
+  thread.result = result;
+}
+
+void Supervisor::Notice(const std::string& text) {
+  if (!notices_.insert(text).second) return;
+  if (options_.notice) options_.notice(text);
+}
+
+FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
+  using F = seccomp::SyscallFamily;
+  switch (family) {
+    case F::kFutex: return FutexHandler();
+    case F::kClone: return CloneHandler();
+    case F::kExit: return ExitHandler();
+    case F::kExec: return ExecHandler();
+    case F::kYield: return YieldHandler();
+    case F::kSleep: return SleepHandler();
+    case F::kThreadSetup: return ThreadSetupHandler();
+    case F::kAffinity: return AffinityHandler();
+    case F::kRefused: return RefusedHandler();
+    case F::kHypercall: return HypercallHandler();
+  }
+  CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
+  return RefusedHandler();
+}
+
+}  // namespace chess::supervisor

@@ -1,0 +1,100 @@
+// Supervisor: runs one execution of a program with every thread of its tree serialized — exactly
+// one thread runs at a time — and every scheduling decision taken by a search::Strategy.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "search/strategy.h"
+#include "supervisor/clock.h"
+#include "supervisor/event_waiter.h"
+#include "supervisor/execution_result.h"
+#include "supervisor/futex_table.h"
+#include "supervisor/handler.h"
+#include "supervisor/launcher.h"
+#include "supervisor/ptrace.h"
+#include "supervisor/thread_table.h"
+
+namespace chess::supervisor {
+
+struct SupervisorOptions {
+  // A thread that runs this long without giving up the CPU is interrupted (a forced yield)
+  // when another thread could run.
+  std::chrono::nanoseconds slice = std::chrono::milliseconds(10);
+  // How long threads may wait only on the outside world before the run ends as `hang`.
+  std::optional<std::chrono::nanoseconds> external_wait;
+  // The CPU mask the program sees when the tree is pinned; empty when it is not.
+  std::vector<uint8_t> visible_affinity;
+  // Messages for the user (refused syscalls and the like).
+  std::function<void(const std::string&)> notice;
+};
+
+class Supervisor final : private HandlerServices {
+ public:
+  Supervisor(SupervisorOptions options, search::Strategy& strategy);
+  ExecutionResult Run(const LaunchSpec& spec);
+
+ private:
+  // HandlerServices.
+  void Wake(Thread& thread, int64_t result) override;
+  ThreadTable& Threads() override { return threads_; }
+  FutexTable& Futexes() override { return futexes_; }
+  const Clock& Time() override { return clock_; }
+  void Notice(const std::string& text) override;
+  const std::vector<uint8_t>& VisibleAffinity() override { return options_.visible_affinity; }
+
+  // Events (supervisor.cc).
+  void HandleEvent(const ptrace::WaitEvent& event);
+  void OnTick();
+  void OnSeccompStop(Thread& thread);
+  void OnInterruptStop(Thread& thread);
+  void OnSignalStop(Thread& thread, int signal);
+  void Apply(Thread& thread, const Disposition& disposition);
+
+  // Thread lifecycle (lifecycle.cc).
+  void OnThreadCreated(Thread& parent, int event);
+  void OnExec(Thread& thread);
+  void OnExitEvent(Thread& thread);
+  void OnDeath(Thread& thread, const ptrace::WaitEvent& event);
+  void ReplayExitWakes(Thread& thread);
+  void KillTree();
+
+  // Scheduling (scheduling.cc).
+  void ScheduleNext();
+  bool Dispatch(Thread& thread);
+  void Park(Thread& thread, search::StopReason reason);
+  void CompleteSyscall(Thread& thread, int64_t value);
+  void FireDueDeadlines();
+  bool AnyOtherRunnable(const Thread& thread) const;
+  std::vector<search::ThreadId> EnabledThreads() const;
+  void Finish(search::Outcome outcome, std::string message = {});
+  bool CheckHang();
+
+  FamilyHandler HandlerFor(seccomp::SyscallFamily family) const;
+  MonoNanos Now() const { return clock_.Monotonic(); }
+
+  SupervisorOptions options_;
+  search::Strategy& strategy_;
+  ThreadTable threads_;
+  FutexTable futexes_;
+  RealClock clock_;
+  EventWaiter waiter_;
+
+  Thread* running_ = nullptr;      // the one thread resumed, if any
+  Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")
+  search::StopReason last_stop_ = search::StopReason::kReachedPoint;
+  MonoNanos switched_in_ = 0;      // when running_ got the CPU: the slice starts here
+  MonoNanos last_progress_ = 0;    // last time any thread did something visible
+  std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
+  std::set<std::string> notices_;
+  pid_t root_pid_ = 0;
+  std::optional<ExecutionResult> result_;
+  uint64_t points_ = 0;
+};
+
+}  // namespace chess::supervisor

@@ -1,0 +1,94 @@
+#include "supervisor/syscall_format.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+
+#include <cstdio>
+
+#include "seccomp/filter.h"
+#include "seccomp/syscall_table.h"
+
+namespace chess::supervisor {
+namespace {
+
+std::string Hex(uint64_t value) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof(buffer), "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+std::string FutexOpName(uint64_t op) {
+  static const char* const kNames[] = {
+      "FUTEX_WAIT",        "FUTEX_WAKE",         "FUTEX_FD",          "FUTEX_REQUEUE",
+      "FUTEX_CMP_REQUEUE", "FUTEX_WAKE_OP",      "FUTEX_LOCK_PI",     "FUTEX_UNLOCK_PI",
+      "FUTEX_TRYLOCK_PI",  "FUTEX_WAIT_BITSET",  "FUTEX_WAKE_BITSET", "FUTEX_WAIT_REQUEUE_PI",
+      "FUTEX_CMP_REQUEUE_PI", "FUTEX_LOCK_PI2"};
+  const uint64_t cmd = op & FUTEX_CMD_MASK;
+  std::string name = cmd < std::size(kNames) ? kNames[cmd] : "FUTEX_" + std::to_string(cmd);
+  if (op & FUTEX_PRIVATE_FLAG) name += "_PRIVATE";
+  if (op & FUTEX_CLOCK_REALTIME) name += "|FUTEX_CLOCK_REALTIME";
+  return name;
+}
+
+std::string FormatArg(seccomp::ArgKind kind, uint64_t value) {
+  using K = seccomp::ArgKind;
+  switch (kind) {
+    case K::kAddr: return value == 0 ? "NULL" : Hex(value);
+    case K::kHex:
+    case K::kFlags: return Hex(value);
+    case K::kFutexOp: return FutexOpName(value);
+    case K::kInt:
+    case K::kFd:
+    case K::kPid: return std::to_string(static_cast<int64_t>(static_cast<int32_t>(value)));
+    case K::kNone: break;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string FormatCall(const TrappedCall& call) {
+  if (call.nr < 0) return "";
+  std::string text = seccomp::SyscallName(call.nr) + "(";
+  if (const seccomp::SyscallRow* row = seccomp::FindSyscall(call.nr)) {
+    for (int i = 0; i < 6 && row->args[i] != seccomp::ArgKind::kNone; ++i) {
+      if (i > 0) text += ", ";
+      text += FormatArg(row->args[i], call.args[i]);
+    }
+  } else {
+    // Untrapped calls (seen when a thread sleeps in the kernel): the first argument is an fd or
+    // a count for nearly every blocking call, the next two are shown raw.
+    text += std::to_string(static_cast<int64_t>(call.args[0])) + ", " + Hex(call.args[1]) + ", " +
+            std::to_string(static_cast<int64_t>(call.args[2]));
+  }
+  return text + ")";
+}
+
+std::string DescribeResource(const Thread& thread) {
+  if (thread.in_vfork) return "a vfork child";
+  switch (thread.call.nr) {
+    case SYS_futex:
+      return "futex " + Hex(thread.call.args[0]);
+    case SYS_nanosleep:
+    case SYS_clock_nanosleep:
+      return "a timer";
+    case SYS_read:
+    case SYS_readv:
+    case SYS_write:
+    case SYS_writev:
+    case SYS_recvfrom:
+    case SYS_recvmsg:
+    case SYS_sendto:
+    case SYS_sendmsg:
+    case SYS_accept:
+    case SYS_accept4:
+    case SYS_connect:
+      return "fd " + std::to_string(static_cast<int64_t>(thread.call.args[0]));
+    case SYS_wait4:
+      return "child " + std::to_string(static_cast<int32_t>(thread.call.args[0]));
+    default:
+      return "";
+  }
+}
+
+}  // namespace chess::supervisor

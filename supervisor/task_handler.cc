@@ -1,0 +1,94 @@
+// Thread and process lifecycle: clone/clone3/fork/vfork, exit/exit_group, execve, and the
+// set_tid_address/set_robust_list registrations whose exit-time wakes the supervisor replays.
+// The kernel does the real work; these handlers make each a scheduling point and remember what
+// the event loop needs when the PTRACE_EVENT arrives.
+#include <linux/sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+
+#include <cerrno>
+
+#include "supervisor/handler.h"
+
+namespace chess::supervisor {
+namespace {
+
+using search::OpKind;
+
+// The prefix of struct clone_args every kernel since 5.3 accepts.
+struct CloneArgsPrefix {
+  uint64_t flags;
+  uint64_t pidfd;
+  uint64_t child_tid;
+  uint64_t parent_tid;
+  uint64_t exit_signal;
+};
+
+Disposition CloneEntry(SyscallContext&) { return Disposition::Point(OpKind::kThreadCreate, 0, true); }
+
+Disposition CloneExecute(SyscallContext& ctx) {
+  Thread& thread = ctx.thread;
+  thread.clone_child_tid = 0;
+  switch (thread.call.nr) {
+    case SYS_clone:
+      thread.clone_flags = ctx.Arg(0);
+      // x86_64 argument order: flags, stack, parent_tid, child_tid, tls.
+      if (thread.clone_flags & CLONE_CHILD_CLEARTID) thread.clone_child_tid = ctx.Arg(3);
+      break;
+    case SYS_clone3: {
+      if (ctx.Arg(1) < sizeof(CloneArgsPrefix)) return Disposition::Native();  // kernel: EINVAL
+      auto args = ctx.Memory().Read<CloneArgsPrefix>(ctx.Arg(0));
+      if (!args) return Disposition::Native();  // the kernel answers EFAULT itself
+      thread.clone_flags = args->flags;
+      if (args->flags & CLONE_CHILD_CLEARTID) thread.clone_child_tid = args->child_tid;
+      break;
+    }
+    case SYS_fork:
+      thread.clone_flags = SIGCHLD;
+      break;
+    case SYS_vfork:
+      thread.clone_flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+      break;
+    default:
+      break;
+  }
+  if (thread.clone_flags & CLONE_UNTRACED) {
+    ctx.services.Notice("the program created a task with CLONE_UNTRACED; chess-trace follows it anyway");
+  }
+  return Disposition::Native();
+}
+
+Disposition ExitEntry(SyscallContext& ctx) {
+  if (ctx.thread.call.nr == SYS_exit_group) return Disposition::Point(OpKind::kProcessExit, 0, true, true);
+  return Disposition::Point(OpKind::kThreadExit, ctx.thread.clear_child_tid, true, true);
+}
+
+Disposition ExitExecute(SyscallContext& ctx) {
+  ctx.thread.called_exit = true;
+  if (ctx.thread.call.nr == SYS_exit_group) ctx.thread.process->dying = true;
+  return Disposition::Native();
+}
+
+// An exec replaces the address space: it is visible to every thread of the process (they die).
+Disposition ExecEntry(SyscallContext&) { return Disposition::Point(OpKind::kSyscall, 0, true); }
+Disposition ExecExecute(SyscallContext&) { return Disposition::Native(); }
+
+Disposition ThreadSetupEntry(SyscallContext& ctx) {
+  if (ctx.thread.call.nr == SYS_set_tid_address) {
+    ctx.thread.clear_child_tid = ctx.Arg(0);
+  } else {
+    ctx.thread.robust_list = ctx.Arg(0);
+  }
+  return Disposition::Native();
+}
+
+Disposition NoDeferredWork(SyscallContext&) { return Disposition::Native(); }
+
+}  // namespace
+
+FamilyHandler CloneHandler() { return {CloneEntry, CloneExecute}; }
+FamilyHandler ExitHandler() { return {ExitEntry, ExitExecute}; }
+FamilyHandler ExecHandler() { return {ExecEntry, ExecExecute}; }
+FamilyHandler ThreadSetupHandler() { return {ThreadSetupEntry, NoDeferredWork}; }
+
+}  // namespace chess::supervisor

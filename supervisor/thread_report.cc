@@ -1,0 +1,34 @@
+#include "supervisor/thread_report.h"
+
+#include "supervisor/backtrace.h"
+#include "supervisor/syscall_format.h"
+#include "seccomp/filter.h"
+
+namespace chess::supervisor {
+
+std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTable& futexes) {
+  std::vector<ThreadReport> reports;
+  for (const auto& [id, thread] : threads.Live()) {
+    ThreadReport report;
+    report.thread = thread->id.value;
+    report.tid = thread->tid;
+    report.pid = thread->process->tgid;
+    report.state = ThreadStateName(thread->state);
+    if (thread->state == ThreadState::kBlocked && thread->deadline && !futexes.IsWaiting(thread->tid)) {
+      report.state = "sleeping";
+    }
+    if (thread->in_vfork) {
+      report.syscall = "vfork";
+      report.call = "vfork()";
+    } else if (thread->call.nr >= 0) {
+      report.syscall = seccomp::SyscallName(thread->call.nr);
+      report.call = FormatCall(thread->call);
+    }
+    report.resource = DescribeResource(*thread);
+    report.frames = CaptureBacktrace(thread->tid);
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
+}  // namespace chess::supervisor

@@ -1,0 +1,73 @@
+#include "supervisor/thread_table.h"
+
+namespace chess::supervisor {
+
+const char* ThreadStateName(ThreadState state) {
+  switch (state) {
+    case ThreadState::kRunning: return "running";
+    case ThreadState::kReady: return "ready";
+    case ThreadState::kBlocked: return "blocked";
+    case ThreadState::kExternal: return "waiting-external";
+    case ThreadState::kExiting: return "exiting";
+    case ThreadState::kDead: return "exited";
+  }
+  return "unknown";
+}
+
+Process& ThreadTable::AddProcess(pid_t tgid, uint64_t address_space) {
+  auto& slot = processes_[tgid];
+  slot = std::make_unique<Process>();
+  slot->tgid = tgid;
+  slot->address_space = address_space;
+  return *slot;
+}
+
+Thread& ThreadTable::AddThread(pid_t tid, Process& process) {
+  auto thread = std::make_unique<Thread>();
+  thread->id = search::ThreadId{next_id_++};
+  thread->tid = tid;
+  thread->process = &process;
+  Thread& ref = *thread;
+  by_tid_[tid] = &ref;
+  live_[ref.id.value] = &ref;
+  by_id_[ref.id.value] = std::move(thread);
+  return ref;
+}
+
+Thread* ThreadTable::Find(pid_t tid) {
+  auto it = by_tid_.find(tid);
+  return it == by_tid_.end() ? nullptr : it->second;
+}
+
+Thread* ThreadTable::Find(search::ThreadId id) {
+  auto it = by_id_.find(id.value);
+  return it == by_id_.end() ? nullptr : it->second.get();
+}
+
+Process* ThreadTable::FindProcess(pid_t tgid) {
+  auto it = processes_.find(tgid);
+  return it == processes_.end() ? nullptr : it->second.get();
+}
+
+void ThreadTable::RenameAfterExec(Thread& thread, pid_t leader_tid) {
+  for (auto& [id, other] : by_id_) {
+    if (other.get() != &thread && other->process == thread.process &&
+        other->state != ThreadState::kDead) {
+      other->state = ThreadState::kDead;
+      live_.erase(other->id.value);
+      if (by_tid_[other->tid] == other.get()) by_tid_.erase(other->tid);
+    }
+  }
+  by_tid_.erase(thread.tid);
+  thread.tid = leader_tid;
+  by_tid_[leader_tid] = &thread;
+}
+
+void ThreadTable::Forget(pid_t tid) { by_tid_.erase(tid); }
+
+void ThreadTable::MarkDead(Thread& thread) {
+  thread.state = ThreadState::kDead;
+  live_.erase(thread.id.value);
+}
+
+}  // namespace chess::supervisor

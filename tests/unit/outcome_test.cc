@@ -1,0 +1,29 @@
+#include "search/outcome.h"
+
+#include <gtest/gtest.h>
+
+namespace chess::search {
+namespace {
+
+TEST(Outcome, SpellingsFollowTheReportTable) {
+  EXPECT_EQ(OutcomeName(Outcome::kOk), "ok");
+  EXPECT_EQ(OutcomeName(Outcome::kExitStatus), "exit-status");
+  EXPECT_EQ(OutcomeName(Outcome::kGoodSamaritan), "good-samaritan");
+  EXPECT_EQ(OutcomeName(Outcome::kStepLimit), "step-limit");
+  for (int i = 0; i <= static_cast<int>(Outcome::kError); ++i) {
+    const auto outcome = static_cast<Outcome>(i);
+    EXPECT_EQ(ParseOutcome(OutcomeName(outcome)), outcome);
+  }
+  EXPECT_FALSE(ParseOutcome("crash").has_value());
+}
+
+TEST(Outcome, BugsAreTheFailuresExploreStopsAt) {
+  EXPECT_TRUE(IsBug(Outcome::kDeadlock));
+  EXPECT_TRUE(IsBug(Outcome::kSignal));
+  EXPECT_FALSE(IsBug(Outcome::kOk));
+  EXPECT_FALSE(IsBug(Outcome::kStepLimit));
+  EXPECT_FALSE(IsBug(Outcome::kDivergence));
+}
+
+}  // namespace
+}  // namespace chess::search
