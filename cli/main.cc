@@ -1,7 +1,10 @@
 // chess-trace: the composition root. Parses the command line and hands each command its parts.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
@@ -23,12 +26,24 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough(false);
 
+  // Everything after the first `--` is the program's, untouched by option parsing.
+  std::vector<std::string> ours(argv + 1, argv + argc);
+  std::vector<std::string> program;
+  if (auto dashes = std::find(ours.begin(), ours.end(), "--"); dashes != ours.end()) {
+    program.assign(dashes + 1, ours.end());
+    ours.erase(dashes, ours.end());
+  }
+
   chess::cli::RunOptions run_options;
   CLI::App* run = chess::cli::AddRunCommand(app, run_options);
-  run->callback([&run_options]() { std::exit(chess::cli::RunCommand(run_options)); });
+  run->callback([&run_options, &program]() {
+    run_options.command.insert(run_options.command.end(), program.begin(), program.end());
+    std::exit(chess::cli::RunCommand(run_options));
+  });
 
   try {
-    app.parse(argc, argv);
+    std::reverse(ours.begin(), ours.end());  // CLI11 consumes a vector from the back
+    app.parse(ours);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -37,7 +52,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
-    std::fprintf(stderr, "Run 'chess-trace --help' or 'chess-trace run --help' for usage.\n");
+    std::fprintf(stderr, "Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]  (the -- is needed when the program's arguments start with a dash; see chess-trace run --help)\n");
     return chess::cli::kExitError;
   }
   return 0;

@@ -66,15 +66,18 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
       ->type_name("MS")
       ->check(CLI::Range(0.1, 10000.0))
       ->capture_default_str();
-  run->add_option("command", options.command, "PROGRAM [ARGS...] (put -- before it)")
-      ->required()
+  run->add_option("command", options.command,
+                  "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");
-  run->prefix_command();
   return run;
 }
 
 int RunCommand(const RunOptions& options) {
   Messages messages;
+  if (options.command.empty()) {
+    messages.Say("no program given. Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]");
+    return kExitError;
+  }
   if (!options.log_path.empty()) {
     if (auto opened = messages.OpenLog(options.log_path); !opened) {
       messages.Say(opened.error());

@@ -126,6 +126,9 @@ void Supervisor::OnExec(Thread& thread) {
     ++it;
     if (other != execer && other->process == execer->process) threads_.MarkDead(*other);
   }
+  // The exec killed the other threads (their PTRACE_EVENT_EXIT marked the process as dying),
+  // but the process lives on in its new image.
+  execer->process->dying = false;
   execer->process->address_space = threads_.NewAddressSpace();
   execer->clear_child_tid = 0;  // exec releases both registrations (exec_mm_release)
   execer->robust_list = 0;

@@ -2,6 +2,7 @@
 // this file only computes who *can* run and carries the choice out.
 #include <sys/syscall.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -76,6 +77,13 @@ void Supervisor::ScheduleNext() {
         continue;
       }
       if (threads_.Live().empty()) {
+        // A leader that exited before its threads is reaped only after them: its death (the
+        // process's exit status) is still on its way.
+        if (auto event = waiter_.WaitUntil(Now() + 5 * kNanosPerSecond)) {
+          HandleEvent(*event);
+          continue;
+        }
+        if (PendingStopSignal()) return;
         Finish(search::Outcome::kError, "every thread is gone but the root process was not reaped");
         return;
       }
@@ -186,9 +194,10 @@ bool Supervisor::CheckHang() {
   running_->state = ThreadState::kExternal;
   running_->at_seccomp_stop = false;
   running_ = nullptr;
-  const double seconds = static_cast<double>(options_.external_wait->count()) / 1e9;
-  Finish(search::Outcome::kHang, "every thread waited only on the outside world for longer than --external-wait (" +
-                                     std::to_string(seconds) + " s)");
+  char seconds[32];
+  std::snprintf(seconds, sizeof(seconds), "%g", static_cast<double>(options_.external_wait->count()) / 1e9);
+  Finish(search::Outcome::kHang, std::string("every thread waited only on the outside world for longer than ") +
+                                     "--external-wait (" + seconds + " s)");
   result_->threads = BuildThreadReports(threads_, futexes_);
   return true;
 }
