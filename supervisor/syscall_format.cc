@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 
 #include <cstdio>
+#include <vector>
 
 #include "seccomp/filter.h"
 #include "seccomp/syscall_table.h"
@@ -45,10 +46,40 @@ std::string FormatArg(seccomp::ArgKind kind, uint64_t value) {
   return "";
 }
 
+// futex(2) means different things by its arguments per operation; show what strace shows.
+std::string FormatFutex(const TrappedCall& call) {
+  using K = seccomp::ArgKind;
+  const uint64_t cmd = call.args[1] & FUTEX_CMD_MASK;
+  // Per operation: the kinds of arguments 2..5 (val, timeout-or-val2, uaddr2, val3).
+  std::vector<K> rest;
+  switch (cmd) {
+    case FUTEX_WAIT: rest = {K::kInt, K::kAddr}; break;
+    case FUTEX_WAKE: rest = {K::kInt}; break;
+    case FUTEX_REQUEUE: rest = {K::kInt, K::kInt, K::kAddr}; break;
+    case FUTEX_CMP_REQUEUE:
+    case FUTEX_CMP_REQUEUE_PI: rest = {K::kInt, K::kInt, K::kAddr, K::kInt}; break;
+    case FUTEX_WAKE_OP: rest = {K::kInt, K::kInt, K::kAddr, K::kHex}; break;
+    case FUTEX_LOCK_PI:
+    case FUTEX_LOCK_PI2: rest = {K::kNone, K::kAddr}; break;
+    case FUTEX_UNLOCK_PI:
+    case FUTEX_TRYLOCK_PI: break;
+    case FUTEX_WAIT_BITSET: rest = {K::kInt, K::kAddr, K::kNone, K::kHex}; break;
+    case FUTEX_WAKE_BITSET: rest = {K::kInt, K::kNone, K::kNone, K::kHex}; break;
+    case FUTEX_WAIT_REQUEUE_PI: rest = {K::kInt, K::kAddr, K::kAddr}; break;
+    default: rest = {K::kHex, K::kHex, K::kHex, K::kHex}; break;
+  }
+  std::string text = "futex(" + FormatArg(K::kAddr, call.args[0]) + ", " + FutexOpName(call.args[1]);
+  for (size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] != K::kNone) text += ", " + FormatArg(rest[i], call.args[2 + i]);
+  }
+  return text + ")";
+}
+
 }  // namespace
 
 std::string FormatCall(const TrappedCall& call) {
   if (call.nr < 0) return "";
+  if (call.nr == SYS_futex) return FormatFutex(call);
   std::string text = seccomp::SyscallName(call.nr) + "(";
   if (const seccomp::SyscallRow* row = seccomp::FindSyscall(call.nr)) {
     for (int i = 0; i < 6 && row->args[i] != seccomp::ArgKind::kNone; ++i) {
