@@ -3,7 +3,6 @@
 #include <sys/syscall.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "supervisor/invariant.h"
@@ -16,17 +15,6 @@ namespace {
 bool Schedulable(const Thread& thread) {
   return !thread.process->dying &&
          (thread.state == ThreadState::kReady || thread.state == ThreadState::kExternal);
-}
-
-// 'S' or 'D' in /proc/TID/stat: asleep in the kernel.
-bool AsleepInKernel(pid_t tid) {
-  std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
-  std::string content;
-  if (!std::getline(stat, content)) return false;
-  const size_t paren = content.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= content.size()) return false;
-  const char state = content[paren + 2];
-  return state == 'S' || state == 'D';
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
 
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   const MonoNanos started = Now();
-  const int64_t tick = std::clamp<int64_t>(options_.slice.count() / 2, 1'000'000, 50'000'000);
+  const int64_t tick = std::clamp<int64_t>(std::min<int64_t>(options_.slice.count(), kWatchdogNanos) / 2,
+                                           500'000, 50'000'000);
   if (auto started_waiter = waiter_.Start(tick); !started_waiter) {
     ExecutionResult failed;
     failed.message = started_waiter.error();
@@ -130,10 +131,15 @@ void Supervisor::OnTick() {
   if (running_ == nullptr) return;
   const MonoNanos now = Now();
   if (CheckHang()) return;
-  if (now - switched_in_ < options_.slice.count()) return;
   if (running_->interrupt != Thread::Interrupt::kNone) return;
+  const MonoNanos ran = now - switched_in_;
+  // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
+  // table does not trap is not using the CPU, and everyone else would wait for nothing.
+  if (ran < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
+  const bool slice_used = ran >= options_.slice.count();
+  if (!slice_used && !AsleepInKernel(running_->tid)) return;
   FireDueDeadlines();
-  // The backstop: interrupting is pointless when no other thread could use the CPU.
+  // Interrupting is pointless when no other thread could use the CPU.
   if (!AnyOtherRunnable(*running_)) return;
   if (ptrace::Interrupt(running_->tid)) running_->interrupt = Thread::Interrupt::kRequested;
 }
@@ -194,14 +200,14 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
 void Supervisor::OnInterruptStop(Thread& thread) {
   thread.interrupt = Thread::Interrupt::kNone;
   if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
-  // An interrupt requested in an earlier slice can surface right after the thread is resumed
-  // again; within a fresh slice it is not a preemption.
-  if (Now() - switched_in_ < options_.slice.count()) {
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return;
+  // An interrupt requested earlier can surface right after the thread is resumed again; within
+  // a fresh slice, and unless it caught the thread asleep in the kernel, it is no preemption.
+  if (Now() - switched_in_ < options_.slice.count() && !regs.InInterruptedSyscall()) {
     ptrace::Resume(thread.tid);
     return;
   }
-  Registers regs;
-  if (!ptrace::GetRegisters(thread.tid, regs)) return;
   thread.at_seccomp_stop = false;
   if (regs.InInterruptedSyscall()) {
     // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,

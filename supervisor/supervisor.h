@@ -22,6 +22,10 @@
 
 namespace chess::supervisor {
 
+// How long a thread may sleep in the kernel, in a syscall the supervisor does not model, before
+// the watchdog lets other threads run.
+inline constexpr int64_t kWatchdogNanos = 2'000'000;
+
 struct SupervisorOptions {
   // A thread that runs this long without giving up the CPU is interrupted (a forced yield)
   // when another thread could run.

@@ -1,5 +1,8 @@
 #include "supervisor/thread_table.h"
 
+#include <fstream>
+#include <string>
+
 namespace chess::supervisor {
 
 const char* ThreadStateName(ThreadState state) {
@@ -12,6 +15,16 @@ const char* ThreadStateName(ThreadState state) {
     case ThreadState::kDead: return "exited";
   }
   return "unknown";
+}
+
+bool AsleepInKernel(pid_t tid) {
+  std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
+  std::string content;
+  if (!std::getline(stat, content)) return false;
+  const size_t paren = content.rfind(')');  // the command name may contain anything
+  if (paren == std::string::npos || paren + 2 >= content.size()) return false;
+  const char state = content[paren + 2];
+  return state == 'S' || state == 'D';
 }
 
 Process& ThreadTable::AddProcess(pid_t tgid, uint64_t address_space) {

@@ -28,6 +28,9 @@ enum class ThreadState : uint8_t {
 
 const char* ThreadStateName(ThreadState state);
 
+// True when /proc says the thread sleeps in the kernel ('S' or 'D'): it is not using the CPU.
+bool AsleepInKernel(pid_t tid);
+
 // Nanoseconds on CLOCK_MONOTONIC (the supervisor's time base for every deadline).
 using MonoNanos = int64_t;
 
