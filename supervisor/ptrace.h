@@ -48,8 +48,8 @@ struct WaitEvent {
 
 WaitEvent Classify(pid_t tid, int status);
 
-// Blocks until any traced thread changes state. nullopt when interrupted by a signal (EINTR)
-// or when there is no traced child at all (ECHILD).
+// Blocks until any traced thread changes state. nullopt when interrupted by a signal (errno
+// EINTR) or when nothing is traced any more (errno ECHILD).
 std::optional<WaitEvent> WaitAny();
 // Non-blocking variant: nullopt when no thread has changed state.
 std::optional<WaitEvent> PollAny();

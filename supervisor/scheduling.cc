@@ -2,6 +2,8 @@
 // this file only computes who *can* run and carries the choice out.
 #include <sys/syscall.h>
 
+#include <cerrno>
+
 #include <cstdio>
 #include <string>
 
@@ -57,23 +59,23 @@ void Supervisor::ScheduleNext() {
         dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
                 thread->in_vfork;
       }
-      if (earliest || dying) {
-        // Nothing can run until a deadline passes or a dying thread is reaped.
-        const MonoNanos until = earliest.value_or(Now() + options_.slice.count());
-        if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
+      // Dying threads, a vfork parent, or a leader that exited before its threads (reaped only
+      // after them): their events are on their way.
+      if (dying || threads_.Live().empty()) {
+        errno = 0;
+        if (auto event = waiter_.Wait()) {
+          HandleEvent(*event);
+        } else if (errno == ECHILD) {
+          Finish(search::Outcome::kError, "every traced task is gone but the root process was not reaped");
+        }
         if (PendingStopSignal() || result_) return;
         continue;
       }
-      if (threads_.Live().empty()) {
-        // A leader that exited before its threads is reaped only after them: its death (the
-        // process's exit status) is still on its way.
-        if (auto event = waiter_.WaitUntil(Now() + 5 * kNanosPerSecond)) {
-          HandleEvent(*event);
-          continue;
-        }
-        if (PendingStopSignal()) return;
-        Finish(search::Outcome::kError, "every thread is gone but the root process was not reaped");
-        return;
+      if (earliest) {
+        // Nothing can run until the earliest deadline: sleepers wake in deadline order.
+        if (auto event = waiter_.WaitUntil(*earliest)) HandleEvent(*event);
+        if (PendingStopSignal() || result_) return;
+        continue;
       }
       Finish(search::Outcome::kDeadlock);
       result_->threads = BuildThreadReports(threads_, futexes_);
