@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Integration checks of `chess-trace run` against real programs.
+
+    harness.py CHESS_TRACE same-as-native PROGRAM [ARGS...]
+    harness.py CHESS_TRACE deadlock --function NAME [--function NAME...] PROGRAM [ARGS...]
+    harness.py CHESS_TRACE stop-signal SIGNAL EXIT_CODE PROGRAM
+    harness.py CHESS_TRACE exit-code [--stderr TEXT] EXIT_CODE CHESS_TRACE_ARGS...
+
+Every run has a wall-clock bound, and every test leaves no process behind: the programs run in
+their own process group, which is killed on the way out.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TIMEOUT = 60
+
+
+def run(command, timeout=TIMEOUT):
+    """Runs a command in its own process group; returns (exit code, stdout, stderr)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        fail(f"timed out after {timeout} s: {' '.join(command)}\nstderr:\n{err.decode(errors='replace')}")
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return process.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+def fail(message):
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def same_as_native(chess_trace, program):
+    native = run(program)
+    traced = run([chess_trace, "run", "--"] + program)
+    if native[0] != traced[0] or native[1] != traced[1]:
+        fail(f"{' '.join(program)} differs under chess-trace run\n"
+             f"native: exit {native[0]}, stdout:\n{native[1]}\n"
+             f"traced: exit {traced[0]}, stdout:\n{traced[1]}\nchess-trace stderr:\n{traced[2]}")
+    print(f"ok: exit {native[0]}, stdout identical ({len(native[1])} bytes)")
+
+
+def deadlock(chess_trace, functions, program):
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = os.path.join(tmp, "report.json")
+        code, _, err = run([chess_trace, "run", "--report", report_path, "--"] + program)
+        if code != 124:
+            fail(f"expected exit 124, got {code}\nstderr:\n{err}")
+        if not err.startswith("chess-trace: deadlock"):
+            fail(f"the report's first line must name the outcome:\n{err}")
+        with open(report_path) as f:
+            report = json.load(f)
+    expect = {"schema": 1, "outcome": "deadlock", "exit_status": None, "signal": None}
+    for key, value in expect.items():
+        if report.get(key) != value:
+            fail(f"report[{key!r}] = {report.get(key)!r}, expected {value!r}")
+    if not isinstance(report.get("scheduling_points"), int) or report["scheduling_points"] <= 0:
+        fail(f"scheduling_points missing or zero: {report.get('scheduling_points')!r}")
+    if not isinstance(report.get("wall_seconds"), (int, float)):
+        fail("wall_seconds missing")
+    threads = report.get("threads") or []
+    if len(threads) < 2:
+        fail(f"expected every deadlocked thread in the report, got {threads}")
+    seen_functions = set()
+    for thread in threads:
+        for key in ("thread", "tid", "pid"):
+            if not isinstance(thread.get(key), int):
+                fail(f"thread without an integer {key!r}: {thread}")
+        if thread.get("state") != "blocked":
+            fail(f"thread {thread['thread']} is {thread.get('state')!r}, expected 'blocked'")
+        if thread.get("syscall") != "futex" or not thread.get("call", "").startswith("futex(0x"):
+            fail(f"thread {thread['thread']} should be blocked in a decoded futex call: {thread}")
+        frames = thread.get("frames") or []
+        if not frames:
+            fail(f"thread {thread['thread']} has no stack frames")
+        for frame in frames:
+            if set(frame) != {"pc", "function", "offset", "module"} or not frame["pc"].startswith("0x"):
+                fail(f"malformed frame {frame}")
+            seen_functions.add(frame["function"])
+    missing = [name for name in functions + ["main"] if name not in seen_functions]
+    if missing:
+        fail(f"the stacks do not name {missing}; they name {sorted(seen_functions)}")
+    if "thread 0 (pid" not in err or "#0 " not in err:
+        fail(f"the text report lacks threads or frames:\n{err}")
+    print(f"ok: deadlock reported with {len(threads)} threads naming {sorted(functions + ['main'])}")
+
+
+def survivors(marker):
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                arguments = f.read().split(b"\0")
+        except OSError:
+            continue
+        if marker.encode() in arguments and b"run" not in arguments:
+            found.append(int(entry))
+    return found
+
+
+def stop_signal(chess_trace, signal_name, expected_code, program):
+    marker = f"chess-trace-test-{os.getpid()}-{time.monotonic_ns()}"
+    process = subprocess.Popen([chess_trace, "run", "--"] + program + [marker], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not survivors(marker):
+            if time.monotonic() > deadline:
+                fail("the program never started")
+            time.sleep(0.05)
+        time.sleep(0.5)
+        process.send_signal(getattr(signal, signal_name))
+        code = process.wait(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    if code != expected_code and not (signal_name == "SIGKILL" and code == -signal.SIGKILL):
+        fail(f"chess-trace exited {code} after {signal_name}, expected {expected_code}")
+    deadline = time.monotonic() + 5
+    while survivors(marker):
+        if time.monotonic() > deadline:
+            left = survivors(marker)
+            for pid in left:
+                os.kill(pid, signal.SIGKILL)
+            fail(f"tracees survived chess-trace's {signal_name}: {left}")
+        time.sleep(0.05)
+    print(f"ok: {signal_name} -> exit {code}, no tracee left")
+
+
+def exit_code(chess_trace, expected, stderr_text, arguments):
+    code, _, err = run([chess_trace] + arguments)
+    if code != expected:
+        fail(f"chess-trace {' '.join(arguments)} exited {code}, expected {expected}\nstderr:\n{err}")
+    if stderr_text and stderr_text not in err:
+        fail(f"stderr should mention {stderr_text!r}:\n{err}")
+    print(f"ok: exit {code}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("chess_trace")
+    sub = parser.add_subparsers(dest="check", required=True)
+    p = sub.add_parser("same-as-native")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("deadlock")
+    p.add_argument("--function", action="append", default=[])
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("stop-signal")
+    p.add_argument("signal")
+    p.add_argument("code", type=int)
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("exit-code")
+    p.add_argument("code", type=int)
+    p.add_argument("--stderr", default="")
+    p.add_argument("arguments", nargs=argparse.REMAINDER)
+    args = parser.parse_args()
+    if args.check == "same-as-native":
+        same_as_native(args.chess_trace, args.program)
+    elif args.check == "deadlock":
+        deadlock(args.chess_trace, args.function, args.program)
+    elif args.check == "stop-signal":
+        stop_signal(args.chess_trace, args.signal, args.code, args.program)
+    else:
+        exit_code(args.chess_trace, args.code, args.stderr, args.arguments)
+
+
+if __name__ == "__main__":
+    main()
