@@ -43,6 +43,11 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
   out << "chess-trace: " << headline << "\n";
   out << "  after " << r.scheduling_points << " scheduling points, " << r.threads_created
       << " threads, " << r.wall_seconds << " s\n";
+  return out.str() + ThreadStates(r);
+}
+
+std::string ThreadStates(const supervisor::ExecutionResult& r) {
+  std::ostringstream out;
   for (const supervisor::ThreadReport& t : r.threads) {
     out << "  thread " << t.thread << " (pid " << t.pid << ", tid " << t.tid << ") " << t.state;
     if (!t.call.empty()) out << " in " << t.call;

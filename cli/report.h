@@ -10,6 +10,9 @@ namespace chess::cli {
 // Empty for a clean `ok`; otherwise the report, first line naming the outcome.
 std::string TextReport(const supervisor::ExecutionResult& result);
 
+// Every thread's state, call and stack, one block per thread.
+std::string ThreadStates(const supervisor::ExecutionResult& result);
+
 std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command);
 
 // "SIGSEGV" for 11.

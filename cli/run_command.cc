@@ -125,6 +125,7 @@ int RunCommand(const RunOptions& options) {
     messages.Say("cannot execute " + path + ": " + std::strerror(*result.exec_errno));
   } else if (result.stopped_by_signal) {
     messages.Say("stopped by " + SignalName(result.stopped_by_signal) + "; the program was killed");
+    messages.Raw(ThreadStates(result));
   } else if (result.outcome == search::Outcome::kError) {
     messages.Say("error: " + result.message);
   } else {

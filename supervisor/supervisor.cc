@@ -11,6 +11,7 @@
 
 #include "seccomp/filter.h"
 #include "supervisor/invariant.h"
+#include "supervisor/thread_report.h"
 
 namespace chess::supervisor {
 
@@ -44,8 +45,9 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
 
   while (!result_) {
     if (int signal = PendingStopSignal()) {
-      Finish(search::Outcome::kError, std::string("stopped by ") + sigabbrev_np(signal));
+      Finish(search::Outcome::kError, std::string("stopped by SIG") + sigabbrev_np(signal));
       result_->stopped_by_signal = signal;
+      result_->threads = SnapshotThreads();
       break;
     }
     if (running_ != nullptr) {
@@ -72,6 +74,25 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   return result;
 }
 
+std::vector<ThreadReport> Supervisor::SnapshotThreads() {
+  // Stop the running thread too, so every stack can be read; bounded, since it may be dying.
+  if (running_ != nullptr && ptrace::Interrupt(running_->tid)) {
+    for (int i = 0; i < 100; ++i) {
+      auto event = ptrace::PollAny();
+      if (event && event->tid == running_->tid) {
+        if (event->kind == ptrace::StopKind::kExited || event->kind == ptrace::StopKind::kKilled) {
+          threads_.MarkDead(*running_);
+          running_ = nullptr;
+        }
+        break;
+      }
+      const timespec pause{0, 1'000'000};
+      nanosleep(&pause, nullptr);
+    }
+  }
+  return BuildThreadReports(threads_, futexes_);
+}
+
 void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
   Thread* thread = threads_.Find(event.tid);
   if (thread == nullptr) {
@@ -80,6 +101,12 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
       early_stops_[event.tid] = event;
     }
     return;
+  }
+  // Another stop can absorb a pending PTRACE_INTERRUPT (seen with PTRACE_EVENT_FORK): the
+  // promised PTRACE_EVENT_STOP may never come. Any stop settles the request; if the thread
+  // still needs stopping, the next tick asks again.
+  if (event.kind != ptrace::StopKind::kExited && event.kind != ptrace::StopKind::kKilled) {
+    thread->interrupt = Thread::Interrupt::kNone;
   }
   switch (event.kind) {
     case ptrace::StopKind::kExited:
@@ -198,7 +225,6 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
 }
 
 void Supervisor::OnInterruptStop(Thread& thread) {
-  thread.interrupt = Thread::Interrupt::kNone;
   if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return;

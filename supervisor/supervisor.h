@@ -55,6 +55,7 @@ class Supervisor final : private HandlerServices {
   // Events (supervisor.cc).
   void HandleEvent(const ptrace::WaitEvent& event);
   void OnTick();
+  std::vector<ThreadReport> SnapshotThreads();
   void OnSeccompStop(Thread& thread);
   void OnInterruptStop(Thread& thread);
   void OnSignalStop(Thread& thread, int signal);

@@ -81,7 +81,7 @@ struct Thread {
   bool in_vfork = false;
 
   // Backstop interrupt bookkeeping: a PTRACE_INTERRUPT may be overtaken by another stop.
-  enum class Interrupt : uint8_t { kNone, kRequested, kStale } interrupt = Interrupt::kNone;
+  enum class Interrupt : uint8_t { kNone, kRequested } interrupt = Interrupt::kNone;
 
   // The CPU mask the program asked for (sched_setaffinity is emulated while pinned).
   std::vector<uint8_t> affinity;
