@@ -4,7 +4,7 @@
     harness.py CHESS_TRACE same-as-native PROGRAM [ARGS...]
     harness.py CHESS_TRACE deadlock --function NAME [--function NAME...] PROGRAM [ARGS...]
     harness.py CHESS_TRACE stop-signal SIGNAL EXIT_CODE PROGRAM
-    harness.py CHESS_TRACE exit-code [--stderr TEXT] EXIT_CODE CHESS_TRACE_ARGS...
+    harness.py CHESS_TRACE exit-code [--stderr TEXT]... [--stdout TEXT]... EXIT_CODE CHESS_TRACE_ARGS...
 
 Every run has a wall-clock bound, and every test leaves no process behind: the programs run in
 their own process group, which is killed on the way out.
@@ -144,12 +144,16 @@ def stop_signal(chess_trace, signal_name, expected_code, program):
     print(f"ok: {signal_name} -> exit {code}, no tracee left")
 
 
-def exit_code(chess_trace, expected, stderr_text, arguments):
-    code, _, err = run([chess_trace] + arguments)
+def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments):
+    code, out, err = run([chess_trace] + arguments)
     if code != expected:
         fail(f"chess-trace {' '.join(arguments)} exited {code}, expected {expected}\nstderr:\n{err}")
-    if stderr_text and stderr_text not in err:
-        fail(f"stderr should mention {stderr_text!r}:\n{err}")
+    for text in stderr_texts:
+        if text not in err:
+            fail(f"stderr should mention {text!r}:\n{err}")
+    for text in stdout_texts:
+        if text not in out:
+            fail(f"stdout should contain {text!r}:\n{out}")
     print(f"ok: exit {code}")
 
 
@@ -168,7 +172,8 @@ def main():
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("exit-code")
     p.add_argument("code", type=int)
-    p.add_argument("--stderr", default="")
+    p.add_argument("--stderr", action="append", default=[])
+    p.add_argument("--stdout", action="append", default=[])
     p.add_argument("arguments", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.check == "same-as-native":
@@ -178,7 +183,7 @@ def main():
     elif args.check == "stop-signal":
         stop_signal(args.chess_trace, args.signal, args.code, args.program)
     else:
-        exit_code(args.chess_trace, args.code, args.stderr, args.arguments)
+        exit_code(args.chess_trace, args.code, args.stderr, args.stdout, args.arguments)
 
 
 if __name__ == "__main__":
