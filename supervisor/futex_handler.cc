@@ -377,9 +377,16 @@ bool ValidFutex2Flags(uint32_t flags) {
          (flags & kFutex2Numa) == 0;
 }
 
-clockid_t Futex2Clock(uint64_t clockid, bool& ok) {
-  ok = clockid == CLOCK_MONOTONIC || clockid == CLOCK_REALTIME;
-  return static_cast<clockid_t>(clockid);
+// futex_waitv and futex_wait (futex2) take an absolute timeout on a clock named by argument.
+bool Futex2Deadline(SyscallContext& ctx, uint64_t timespec_address, uint64_t clock,
+                    std::optional<MonoNanos>& deadline, int64_t& error) {
+  deadline.reset();
+  if (timespec_address == 0) return true;
+  if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME) {
+    error = -EINVAL;
+    return false;
+  }
+  return Deadline(ctx, timespec_address, true, static_cast<clockid_t>(clock), deadline, error);
 }
 
 Disposition FutexWaitv(SyscallContext& ctx) {
@@ -391,13 +398,8 @@ Disposition FutexWaitv(SyscallContext& ctx) {
     return Disposition::Complete(-EFAULT);
   }
   std::optional<MonoNanos> deadline;
-  if (ctx.Arg(3) != 0) {
-    bool clock_ok = false;
-    const clockid_t clock = Futex2Clock(ctx.Arg(4), clock_ok);
-    int64_t error = 0;
-    if (!clock_ok) return Disposition::Complete(-EINVAL);
-    if (!Deadline(ctx, ctx.Arg(3), true, clock, deadline, error)) return Disposition::Complete(error);
-  }
+  int64_t error = 0;
+  if (!Futex2Deadline(ctx, ctx.Arg(3), ctx.Arg(4), deadline, error)) return Disposition::Complete(error);
   for (const WaitvEntry& entry : entries) {
     if (entry.reserved != 0 || !ValidFutex2Flags(entry.flags) ||
         (entry.flags & kFutex2SizeMask) != kFutex2SizeU32) {
@@ -422,13 +424,8 @@ Disposition Futex2Wait(SyscallContext& ctx) {
   const auto flags = static_cast<uint32_t>(ctx.Arg(3));
   if (!ValidFutex2Flags(flags) || mask == 0) return Disposition::Complete(-EINVAL);
   std::optional<MonoNanos> deadline;
-  if (ctx.Arg(4) != 0) {
-    bool clock_ok = false;
-    const clockid_t clock = Futex2Clock(ctx.Arg(5), clock_ok);
-    int64_t error = 0;
-    if (!clock_ok) return Disposition::Complete(-EINVAL);
-    if (!Deadline(ctx, ctx.Arg(4), true, clock, deadline, error)) return Disposition::Complete(error);
-  }
+  int64_t error = 0;
+  if (!Futex2Deadline(ctx, ctx.Arg(4), ctx.Arg(5), deadline, error)) return Disposition::Complete(error);
   return WaitOn(ctx, address, SizeOf(flags), ctx.Arg(1), (flags & kFutex2Private) == 0,
                 MakeWaiter(ctx, mask), deadline);
 }
