@@ -66,6 +66,12 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
       ->type_name("MS")
       ->check(CLI::Range(0.1, 10000.0))
       ->capture_default_str();
+  run->add_option("--max-processes", options.max_processes,
+                  "Stop the run (exit 125) when the program tries to have more than N processes "
+                  "at once, so a fork bomb stops and not the machine")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   run->add_option("command", options.command,
                   "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");
@@ -114,6 +120,7 @@ int RunCommand(const RunOptions& options) {
         std::chrono::nanoseconds(static_cast<int64_t>(*options.external_wait_seconds * 1e9));
   }
   if (pinning->cpu) supervisor_options.visible_affinity = pinning->machine_mask;
+  supervisor_options.max_processes = options.max_processes;
   supervisor_options.notice = [&messages](const std::string& text) { messages.Say(text); };
 
   search::NonPreemptiveStrategy strategy;

@@ -16,6 +16,7 @@ struct RunOptions {
   std::string log_path;
   std::optional<double> external_wait_seconds;
   double slice_ms = 10;
+  size_t max_processes = 1000;
   std::vector<std::string> command;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "search/outcome.h"
 #include "search/scheduling_point.h"
 #include "supervisor/clock.h"
 #include "supervisor/futex_table.h"
@@ -25,6 +26,7 @@ struct Disposition {
   };
   Kind kind = Kind::kNative;
   int64_t value = 0;
+  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
   search::OpKind op = search::OpKind::kSyscall;
   uint64_t resource = 0;
   bool is_write = false;
@@ -32,11 +34,21 @@ struct Disposition {
 
   static Disposition Complete(int64_t value) { return {Kind::kComplete, value}; }
   static Disposition Native() { return {Kind::kNative}; }
+  static Disposition NativeWithRegisters() {
+    Disposition d{Kind::kNative};
+    d.registers_changed = true;
+    return d;
+  }
   static Disposition Block() { return {Kind::kBlock}; }
   static Disposition Yield(int64_t value) { return {Kind::kYield, value}; }
   static Disposition Point(search::OpKind op, uint64_t resource, bool is_write = false,
                            bool is_release = false) {
-    return {Kind::kPoint, 0, op, resource, is_write, is_release};
+    Disposition d{Kind::kPoint};
+    d.op = op;
+    d.resource = resource;
+    d.is_write = is_write;
+    d.is_release = is_release;
+    return d;
   }
 };
 
@@ -51,6 +63,11 @@ class HandlerServices {
   virtual const Clock& Time() = 0;
   // A message for the user, printed once per distinct text.
   virtual void Notice(const std::string& text) = 0;
+  // Ends the execution now with `outcome` (a limit the user set was exceeded).
+  virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
+  // How many more processes the tree may create, and the limit (--max-processes).
+  virtual size_t ProcessesAllowed() = 0;
+  virtual size_t MaxProcesses() = 0;
   // The CPU mask the program must see (the machine's, not the supervisor's pinning), or empty
   // when the tree is not pinned and affinity calls run natively.
   virtual const std::vector<uint8_t>& VisibleAffinity() = 0;

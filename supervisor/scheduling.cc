@@ -92,7 +92,7 @@ void Supervisor::ScheduleNext() {
     ++points_;
     Thread* next = threads_.Find(picked);
     CHESS_CHECK(next != nullptr && Schedulable(*next), "the strategy picked a thread that cannot run");
-    if (Dispatch(*next)) return;
+    if (Dispatch(*next) || result_) return;
   }
 }
 
@@ -107,6 +107,7 @@ bool Supervisor::Dispatch(Thread& thread) {
         thread.result = disposition.value;
         break;
       case Disposition::Kind::kNative:
+        if (disposition.registers_changed) ptrace::SetRegisters(thread.tid, thread.regs);
         break;
       case Disposition::Kind::kBlock:
         // It turned out to wait: a free switch to someone else.

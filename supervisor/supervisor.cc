@@ -199,6 +199,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       ptrace::Resume(thread.tid);
       return;
     case Disposition::Kind::kNative:
+      if (disposition.registers_changed) ptrace::SetRegisters(thread.tid, thread.regs);
       thread.at_seccomp_stop = false;
       ptrace::Resume(thread.tid);
       return;
@@ -265,6 +266,18 @@ void Supervisor::Wake(Thread& thread, int64_t result) {
   if (thread.state != ThreadState::kBlocked) return;
   thread.state = ThreadState::kReady;
   thread.result = result;
+}
+
+void Supervisor::Stop(search::Outcome outcome, const std::string& message) {
+  Finish(outcome, message);
+}
+
+size_t Supervisor::ProcessesAllowed() {
+  size_t live = 0;
+  for (const auto& [tgid, process] : threads_.Processes()) {
+    if (!process->exit_code && !process->exit_signal) ++live;
+  }
+  return live >= options_.max_processes ? 0 : options_.max_processes - live;
 }
 
 void Supervisor::Notice(const std::string& text) {

@@ -34,6 +34,8 @@ struct SupervisorOptions {
   std::optional<std::chrono::nanoseconds> external_wait;
   // The CPU mask the program sees when the tree is pinned; empty when it is not.
   std::vector<uint8_t> visible_affinity;
+  // The most processes the tree may have at once; a fork past it ends the run.
+  size_t max_processes = 1000;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -51,6 +53,9 @@ class Supervisor final : private HandlerServices {
   const Clock& Time() override { return clock_; }
   void Notice(const std::string& text) override;
   const std::vector<uint8_t>& VisibleAffinity() override { return options_.visible_affinity; }
+  void Stop(search::Outcome outcome, const std::string& message) override;
+  size_t ProcessesAllowed() override;
+  size_t MaxProcesses() override { return options_.max_processes; }
 
   // Events (supervisor.cc).
   void HandleEvent(const ptrace::WaitEvent& event);

@@ -52,8 +52,21 @@ Disposition CloneExecute(SyscallContext& ctx) {
     default:
       break;
   }
+  if ((thread.clone_flags & CLONE_THREAD) == 0 && ctx.services.ProcessesAllowed() == 0) {
+    ctx.services.Stop(search::Outcome::kError,
+                      "the program tried to have more than " + std::to_string(ctx.services.MaxProcesses()) +
+                          " processes at once (a fork bomb?) and was stopped; raise the limit with "
+                          "--max-processes N");
+    return Disposition::Complete(-EAGAIN);
+  }
   if (thread.clone_flags & CLONE_UNTRACED) {
-    ctx.services.Notice("the program created a task with CLONE_UNTRACED; chess-trace follows it anyway");
+    // The kernel would not attach the child: it would run unserialized. Clear the flag.
+    thread.clone_flags &= ~static_cast<uint64_t>(CLONE_UNTRACED);
+    if (thread.call.nr == SYS_clone) {
+      thread.regs.raw().rdi = thread.clone_flags;
+      return Disposition::NativeWithRegisters();
+    }
+    if (!ctx.Memory().Write(ctx.Arg(0), thread.clone_flags)) return Disposition::Complete(-EFAULT);
   }
   return Disposition::Native();
 }

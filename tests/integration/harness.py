@@ -4,6 +4,7 @@
     harness.py CHESS_TRACE same-as-native PROGRAM [ARGS...]
     harness.py CHESS_TRACE deadlock --function NAME [--function NAME...] PROGRAM [ARGS...]
     harness.py CHESS_TRACE stop-signal SIGNAL EXIT_CODE PROGRAM
+    harness.py CHESS_TRACE no-survivors [--stderr TEXT] EXIT_CODE CHESS_TRACE_ARGS...
     harness.py CHESS_TRACE exit-code [--stderr TEXT]... [--stdout TEXT]... EXIT_CODE CHESS_TRACE_ARGS...
 
 Every run has a wall-clock bound, and every test leaves no process behind: the programs run in
@@ -144,6 +145,29 @@ def stop_signal(chess_trace, signal_name, expected_code, program):
     print(f"ok: {signal_name} -> exit {code}, no tracee left")
 
 
+def no_survivors(chess_trace, expected, stderr_text, arguments):
+    """Runs chess-trace with a unique marker as the program's last argument; then no process
+    carrying the marker may be left, whatever the program forked."""
+    marker = f"chess-trace-test-{os.getpid()}-{time.monotonic_ns()}"
+    process = subprocess.Popen([chess_trace] + arguments + [marker], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        _, err = process.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        fail("timed out")
+    err = err.decode(errors="replace")
+    if process.returncode != expected or stderr_text not in err:
+        fail(f"exited {process.returncode} (expected {expected}); stderr:\n{err}")
+    time.sleep(0.2)
+    left = survivors(marker)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    if left:
+        fail(f"{len(left)} processes survived chess-trace")
+    print(f"ok: exit {expected}, no process left")
+
+
 def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments):
     code, out, err = run([chess_trace] + arguments)
     if code != expected:
@@ -175,6 +199,10 @@ def main():
     p.add_argument("--stderr", action="append", default=[])
     p.add_argument("--stdout", action="append", default=[])
     p.add_argument("arguments", nargs=argparse.REMAINDER)
+    p = sub.add_parser("no-survivors")
+    p.add_argument("--stderr", default="")
+    p.add_argument("code", type=int)
+    p.add_argument("arguments", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.check == "same-as-native":
         same_as_native(args.chess_trace, args.program)
@@ -182,6 +210,8 @@ def main():
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
         stop_signal(args.chess_trace, args.signal, args.code, args.program)
+    elif args.check == "no-survivors":
+        no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
         exit_code(args.chess_trace, args.code, args.stderr, args.stdout, args.arguments)
 

@@ -30,6 +30,9 @@ class FakeServices final : public HandlerServices {
   const Clock& Time() override { return clock_; }
   void Notice(const std::string&) override {}
   const std::vector<uint8_t>& VisibleAffinity() override { return affinity_; }
+  void Stop(search::Outcome, const std::string&) override {}
+  size_t ProcessesAllowed() override { return 1; }
+  size_t MaxProcesses() override { return 1; }
 
   ThreadTable threads_;
   FutexTable futexes_;
