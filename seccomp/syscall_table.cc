@@ -33,6 +33,8 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_execveat, "execveat", F::kExec, false, {A::kFd, A::kAddr, A::kAddr, A::kAddr, A::kFlags, _}},
       {SYS_set_tid_address, "set_tid_address", F::kThreadSetup, false, {A::kAddr, _, _, _, _, _}},
       {SYS_set_robust_list, "set_robust_list", F::kThreadSetup, false, {A::kAddr, A::kInt, _, _, _, _}},
+      {SYS_wait4, "wait4", F::kWait, true, {A::kPid, A::kAddr, A::kFlags, A::kAddr, _, _}},
+      {SYS_waitid, "waitid", F::kWait, true, {A::kInt, A::kPid, A::kAddr, A::kFlags, A::kAddr, _}},
       // Scheduling.
       {SYS_sched_yield, "sched_yield", F::kYield, false, {_, _, _, _, _, _}},
       {SYS_nanosleep, "nanosleep", F::kSleep, true, {A::kAddr, A::kAddr, _, _, _, _}},
@@ -71,6 +73,7 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kThreadSetup: return "thread-setup";
     case F::kAffinity: return "affinity";
     case F::kRefused: return "refused";
+    case F::kWait: return "wait";
     case F::kHypercall: return "hypercall";
   }
   return "unknown";

@@ -21,6 +21,7 @@ enum class SyscallFamily : uint16_t {
   kThreadSetup,  // set_tid_address, set_robust_list: remembered for exit-time futex writes
   kAffinity,     // sched_{get,set}affinity: the program sees the machine, not the pinning
   kRefused,      // rseq, io_uring_setup, userfaultfd, ptrace: refused with a clear reason
+  kWait,         // wait4, waitid: disabled until a child changes state
   kHypercall,    // the preload shim's announcements
 };
 

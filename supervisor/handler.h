@@ -106,5 +106,6 @@ FamilyHandler SleepHandler();
 FamilyHandler AffinityHandler();
 FamilyHandler RefusedHandler();
 FamilyHandler HypercallHandler();
+FamilyHandler WaitHandler();
 
 }  // namespace chess::supervisor

@@ -83,6 +83,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
   if ((flags & CLONE_THREAD) == 0) {
     const uint64_t space = (flags & CLONE_VM) ? parent.process->address_space : threads_.NewAddressSpace();
     process = &threads_.AddProcess(tid, space);
+    process->parent = (flags & CLONE_PARENT) ? parent.process->parent : parent.process->tgid;
   }
   Thread& child = threads_.AddThread(tid, *process);
   child.state = ThreadState::kReady;
@@ -202,6 +203,14 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
                 "a process was reaped while one of its threads was alive");
   }
   threads_.Forget(thread.tid);
+  // Its parent's threads waiting in wait4/waitid can now collect it: the kernel runs their call.
+  for (const auto& [id, waiter] : threads_.Live()) {
+    if (waiter->waits_for_child && waiter->process->tgid == process.parent &&
+        waiter->state == ThreadState::kBlocked) {
+      waiter->waits_for_child = false;
+      waiter->state = ThreadState::kReady;
+    }
+  }
   if (process.tgid != root_pid_) return;
   if (process.exit_signal) {
     Finish(search::Outcome::kSignal);

@@ -298,6 +298,7 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kAffinity: return AffinityHandler();
     case F::kRefused: return RefusedHandler();
     case F::kHypercall: return HypercallHandler();
+    case F::kWait: return WaitHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

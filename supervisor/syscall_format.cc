@@ -2,6 +2,7 @@
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <vector>
@@ -116,7 +117,11 @@ std::string DescribeResource(const Thread& thread) {
     case SYS_connect:
       return "fd " + std::to_string(static_cast<int64_t>(thread.call.args[0]));
     case SYS_wait4:
-      return "child " + std::to_string(static_cast<int32_t>(thread.call.args[0]));
+    case SYS_waitid: {
+      const auto pid = static_cast<int32_t>(thread.call.args[thread.call.nr == SYS_wait4 ? 0 : 1]);
+      const bool one = thread.call.nr == SYS_wait4 ? pid > 0 : thread.call.args[0] == P_PID;
+      return one ? "child " + std::to_string(pid) : "any child";
+    }
     default:
       return "";
   }

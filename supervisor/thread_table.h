@@ -36,6 +36,7 @@ using MonoNanos = int64_t;
 
 struct Process {
   pid_t tgid = 0;
+  pid_t parent = 0;            // the process that reaps it (0: chess-trace itself)
   uint64_t address_space = 0;  // shared by CLONE_VM relatives; new after fork and exec
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
   std::optional<int> exit_code;
@@ -79,6 +80,10 @@ struct Thread {
   uint64_t clone_flags = 0;
   uint64_t clone_child_tid = 0;
   bool in_vfork = false;
+
+  // Blocked in wait4/waitid until a child of its process changes state; then the kernel runs
+  // the call, which reaps without blocking.
+  bool waits_for_child = false;
 
   // Backstop interrupt bookkeeping: a PTRACE_INTERRUPT may be overtaken by another stop.
   enum class Interrupt : uint8_t { kNone, kRequested } interrupt = Interrupt::kNone;

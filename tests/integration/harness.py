@@ -45,8 +45,14 @@ def fail(message):
     sys.exit(1)
 
 
+def shell_status(code):
+    """An exit status as a shell reports it: 128+N for death by signal N."""
+    return 128 - code if code < 0 else code
+
+
 def same_as_native(chess_trace, program):
     native = run(program)
+    native = (shell_status(native[0]),) + native[1:]
     traced = run([chess_trace, "run", "--"] + program)
     if native[0] != traced[0] or native[1] != traced[1]:
         fail(f"{' '.join(program)} differs under chess-trace run\n"
@@ -83,8 +89,9 @@ def deadlock(chess_trace, functions, program):
                 fail(f"thread without an integer {key!r}: {thread}")
         if thread.get("state") != "blocked":
             fail(f"thread {thread['thread']} is {thread.get('state')!r}, expected 'blocked'")
-        if thread.get("syscall") != "futex" or not thread.get("call", "").startswith("futex(0x"):
-            fail(f"thread {thread['thread']} should be blocked in a decoded futex call: {thread}")
+        syscall = thread.get("syscall", "")
+        if syscall not in ("futex", "wait4", "waitid") or not thread.get("call", "").startswith(f"{syscall}("):
+            fail(f"thread {thread['thread']} should be blocked in a decoded futex or wait call: {thread}")
         frames = thread.get("frames") or []
         if not frames:
             fail(f"thread {thread['thread']} has no stack frames")

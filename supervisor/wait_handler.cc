@@ -1,0 +1,61 @@
+// wait4 and waitid: a thread whose process has children, none of them exited, is disabled until
+// one exits; the kernel then runs the call, which reaps without blocking. Everything else (a
+// zombie to collect, no child at all, WNOHANG) the kernel answers at once.
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <string>
+
+#include "supervisor/handler.h"
+
+namespace chess::supervisor {
+namespace {
+
+enum class ChildState { kGone, kRunning, kZombie };
+
+ChildState StateOf(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string content;
+  if (!std::getline(stat, content)) return ChildState::kGone;
+  const size_t paren = content.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= content.size()) return ChildState::kGone;
+  const char state = content[paren + 2];
+  return state == 'Z' || state == 'X' ? ChildState::kZombie : ChildState::kRunning;
+}
+
+Disposition WaitEntry(SyscallContext& ctx) {
+  const bool is_wait4 = ctx.thread.call.nr == SYS_wait4;
+  const uint64_t options = is_wait4 ? ctx.Arg(2) : ctx.Arg(3);
+  if (options & WNOHANG) return Disposition::Native();
+  // Which children the call waits for; process groups are not tracked, so a group wait counts
+  // every child (the kernel still applies the group when it runs the call).
+  pid_t only = 0;
+  if (is_wait4) {
+    const auto pid = static_cast<pid_t>(ctx.Arg(0));
+    if (pid > 0) only = pid;
+  } else {
+    if ((options & WEXITED) == 0) return Disposition::Native();  // stops and continues only
+    if (ctx.Arg(0) == P_PID) only = static_cast<pid_t>(ctx.Arg(1));
+    if (ctx.Arg(0) == P_PIDFD) return Disposition::Native();
+  }
+  bool any_child = false;
+  for (const auto& [tgid, process] : ctx.services.Threads().Processes()) {
+    if (process->parent != ctx.thread.process->tgid || (only != 0 && tgid != only)) continue;
+    const ChildState state = StateOf(tgid);
+    if (state == ChildState::kGone) continue;
+    if (state == ChildState::kZombie) return Disposition::Native();  // reaped at once
+    any_child = true;
+  }
+  if (!any_child) return Disposition::Native();  // ECHILD, or a child chess-trace does not know
+  ctx.thread.waits_for_child = true;
+  return ctx.BlockUntil(std::nullopt, 0);
+}
+
+Disposition Unused(SyscallContext&) { return Disposition::Native(); }
+
+}  // namespace
+
+FamilyHandler WaitHandler() { return {WaitEntry, Unused}; }
+
+}  // namespace chess::supervisor
