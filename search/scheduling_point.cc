@@ -13,6 +13,7 @@ std::string_view OpKindName(OpKind kind) {
     case OpKind::kYield: return "yield";
     case OpKind::kSleep: return "sleep";
     case OpKind::kInterrupted: return "interrupted";
+    case OpKind::kSignal: return "signal";
     case OpKind::kSyncOp: return "sync-op";
     case OpKind::kSyscall: return "syscall";
   }

@@ -19,6 +19,7 @@ enum class OpKind : uint8_t {
   kYield,         // sched_yield
   kSleep,         // nanosleep, clock_nanosleep
   kInterrupted,   // the backstop stopped a thread that ran a whole slice
+  kSignal,        // sends a signal to another task
   kSyncOp,        // announced by the preload shim
   kSyscall,       // any other trapped syscall that is a scheduling point
 };

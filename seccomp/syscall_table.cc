@@ -33,6 +33,12 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_execveat, "execveat", F::kExec, false, {A::kFd, A::kAddr, A::kAddr, A::kAddr, A::kFlags, _}},
       {SYS_set_tid_address, "set_tid_address", F::kThreadSetup, false, {A::kAddr, _, _, _, _, _}},
       {SYS_set_robust_list, "set_robust_list", F::kThreadSetup, false, {A::kAddr, A::kInt, _, _, _, _}},
+      {SYS_kill, "kill", F::kSignal, false, {A::kPid, A::kInt, _, _, _, _}},
+      {SYS_tkill, "tkill", F::kSignal, false, {A::kPid, A::kInt, _, _, _, _}},
+      {SYS_tgkill, "tgkill", F::kSignal, false, {A::kPid, A::kPid, A::kInt, _, _, _}},
+      {SYS_rt_sigqueueinfo, "rt_sigqueueinfo", F::kSignal, false, {A::kPid, A::kInt, A::kAddr, _, _, _}},
+      {SYS_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", F::kSignal, false, {A::kPid, A::kPid, A::kInt, A::kAddr, _, _}},
+      {SYS_pidfd_send_signal, "pidfd_send_signal", F::kSignal, false, {A::kFd, A::kInt, A::kAddr, A::kFlags, _, _}},
       {SYS_wait4, "wait4", F::kWait, true, {A::kPid, A::kAddr, A::kFlags, A::kAddr, _, _}},
       {SYS_waitid, "waitid", F::kWait, true, {A::kInt, A::kPid, A::kAddr, A::kFlags, A::kAddr, _}},
       // Scheduling.
@@ -74,6 +80,7 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kAffinity: return "affinity";
     case F::kRefused: return "refused";
     case F::kWait: return "wait";
+    case F::kSignal: return "signal";
     case F::kHypercall: return "hypercall";
   }
   return "unknown";

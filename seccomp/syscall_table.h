@@ -22,6 +22,7 @@ enum class SyscallFamily : uint16_t {
   kAffinity,     // sched_{get,set}affinity: the program sees the machine, not the pinning
   kRefused,      // rseq, io_uring_setup, userfaultfd, ptrace: refused with a clear reason
   kWait,         // wait4, waitid: disabled until a child changes state
+  kSignal,       // kill, tkill, tgkill, …: the target may have to leave an emulated wait
   kHypercall,    // the preload shim's announcements
 };
 

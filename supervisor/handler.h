@@ -63,6 +63,9 @@ class HandlerServices {
   virtual const Clock& Time() = 0;
   // A message for the user, printed once per distinct text.
   virtual void Notice(const std::string& text) = 0;
+  // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
+  // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
+  virtual void SignalSent(pid_t pid, bool thread) = 0;
   // Ends the execution now with `outcome` (a limit the user set was exceeded).
   virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
   // How many more processes the tree may create, and the limit (--max-processes).
@@ -107,5 +110,6 @@ FamilyHandler AffinityHandler();
 FamilyHandler RefusedHandler();
 FamilyHandler HypercallHandler();
 FamilyHandler WaitHandler();
+FamilyHandler SignalHandler();
 
 }  // namespace chess::supervisor

@@ -48,6 +48,7 @@ void Supervisor::FireDueDeadlines() {
 void Supervisor::ScheduleNext() {
   for (;;) {
     FireDueDeadlines();
+    ReleaseThreadsWithPendingSignals();
     const std::vector<search::ThreadId> enabled = EnabledThreads();
     if (enabled.empty()) {
       std::optional<MonoNanos> earliest;
@@ -72,11 +73,17 @@ void Supervisor::ScheduleNext() {
         continue;
       }
       if (earliest) {
-        // Nothing can run until the earliest deadline: sleepers wake in deadline order.
-        if (auto event = waiter_.WaitUntil(*earliest)) HandleEvent(*event);
+        // Nothing can run until the earliest deadline: sleepers wake in deadline order. Wake
+        // up now and then to look for signals from outside the tree.
+        const MonoNanos until = std::min(*earliest, Now() + 100'000'000);
+        if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
         if (PendingStopSignal() || result_) return;
         continue;
       }
+      // A pending signal (a SIGCHLD handler, say) may still wake someone: look before
+      // declaring a deadlock.
+      signal_check_all_ = true;
+      if (ReleaseThreadsWithPendingSignals()) continue;
       Finish(search::Outcome::kDeadlock);
       result_->threads = BuildThreadReports(threads_, futexes_);
       return;

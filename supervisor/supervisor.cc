@@ -158,6 +158,8 @@ void Supervisor::OnTick() {
   if (running_ == nullptr) return;
   const MonoNanos now = Now();
   if (CheckHang()) return;
+  // A signal sent while this thread runs may be for a parked one, which must get to take it.
+  ReleaseThreadsWithPendingSignals();
   if (running_->interrupt != Thread::Interrupt::kNone) return;
   const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
@@ -299,6 +301,7 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kRefused: return RefusedHandler();
     case F::kHypercall: return HypercallHandler();
     case F::kWait: return WaitHandler();
+    case F::kSignal: return SignalHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

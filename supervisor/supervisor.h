@@ -56,6 +56,10 @@ class Supervisor final : private HandlerServices {
   void Stop(search::Outcome outcome, const std::string& message) override;
   size_t ProcessesAllowed() override;
   size_t MaxProcesses() override { return options_.max_processes; }
+  void SignalSent(pid_t pid, bool thread) override;
+
+  // Signals (signals.cc).
+  bool ReleaseThreadsWithPendingSignals();
 
   // Events (supervisor.cc).
   void HandleEvent(const ptrace::WaitEvent& event);
@@ -102,6 +106,9 @@ class Supervisor final : private HandlerServices {
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;
+  std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending
+  bool signal_check_all_ = false;
+  MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically
   pid_t root_pid_ = 0;
   std::optional<ExecutionResult> result_;
   uint64_t points_ = 0;

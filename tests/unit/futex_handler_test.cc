@@ -33,6 +33,7 @@ class FakeServices final : public HandlerServices {
   void Stop(search::Outcome, const std::string&) override {}
   size_t ProcessesAllowed() override { return 1; }
   size_t MaxProcesses() override { return 1; }
+  void SignalSent(pid_t, bool) override {}
 
   ThreadTable threads_;
   FutexTable futexes_;

@@ -1,0 +1,64 @@
+// Signals for parked threads. The kernel does not deliver a signal to a thread stopped by its
+// tracer; a thread parked in an emulated wait (futex, sleep, wait4) would hold a pending signal
+// until its wait ended, or forever. Such a thread is released to run its real syscall instead:
+// the kernel then sees the signal and applies its own rules (EINTR, SA_RESTART, default
+// actions), and a restarted call comes back through the filter.
+#include "supervisor/pending_signals.h"
+#include "supervisor/supervisor.h"
+
+namespace chess::supervisor {
+namespace {
+
+constexpr MonoNanos kSignalScanInterval = 100'000'000;  // for signals from outside the tree
+
+bool ParkedInEmulatedWait(const Thread& thread) {
+  return thread.state == ThreadState::kBlocked && thread.at_seccomp_stop && !thread.in_vfork &&
+         !thread.process->dying;
+}
+
+}  // namespace
+
+void Supervisor::SignalSent(pid_t pid, bool thread) {
+  if (pid == 0) {
+    signal_check_all_ = true;
+    return;
+  }
+  if (thread) {
+    if (Thread* target = threads_.Find(pid)) signal_checks_.insert(target->process->tgid);
+  } else {
+    signal_checks_.insert(pid);
+  }
+}
+
+bool Supervisor::ReleaseThreadsWithPendingSignals() {
+  const MonoNanos now = Now();
+  if (now >= next_signal_scan_) {
+    signal_check_all_ = true;
+    next_signal_scan_ = now + kSignalScanInterval;
+  }
+  if (!signal_check_all_ && signal_checks_.empty()) return false;
+  bool released = false;
+  std::set<pid_t> process_signal_taken;
+  for (const auto& [id, thread] : threads_.Live()) {
+    const pid_t tgid = thread->process->tgid;
+    if (!ParkedInEmulatedWait(*thread) || (!signal_check_all_ && !signal_checks_.count(tgid))) continue;
+    auto masks = ReadSignalMasks(thread->tid);
+    if (!masks) continue;
+    // A process-directed signal needs one thread that does not block it; the first will do.
+    const bool takes_process_signal =
+        masks->DeliverableFromProcess() != 0 && !process_signal_taken.count(tgid);
+    if (masks->DeliverableToThread() == 0 && !takes_process_signal) continue;
+    if (takes_process_signal) process_signal_taken.insert(tgid);
+    futexes_.Remove(thread->tid);
+    thread->deadline.reset();
+    thread->waits_for_child = false;
+    thread->result.reset();  // no emulated result: the kernel runs the call
+    thread->state = ThreadState::kReady;
+    released = true;
+  }
+  signal_checks_.clear();
+  signal_check_all_ = false;
+  return released;
+}
+
+}  // namespace chess::supervisor
