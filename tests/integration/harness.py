@@ -175,6 +175,51 @@ def no_survivors(chess_trace, expected, stderr_text, arguments):
     print(f"ok: exit {expected}, no process left")
 
 
+def late_input(chess_trace):
+    """cat reads a pipe whose writer, outside the tree, writes only after 2 s: run must wait for
+    it as cat would, never call it a deadlock."""
+    process = subprocess.Popen([chess_trace, "run", "--", "cat"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(2)
+        out, err = process.communicate(b"written late\n", timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    if process.returncode != 0 or out != b"written late\n":
+        fail(f"exit {process.returncode}, stdout {out!r}, stderr:\n{err.decode(errors='replace')}")
+    print("ok: the late input arrived")
+
+
+def external_wait_hang(chess_trace):
+    """A program blocked on stdin that nobody writes ends as `hang` after --external-wait."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = os.path.join(tmp, "report.json")
+        started = time.monotonic()
+        process = subprocess.Popen([chess_trace, "run", "--external-wait", "1", "--report", report_path,
+                                    "--", "cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE)
+        try:
+            process.wait(timeout=TIMEOUT)  # stdin stays open: cat never sees EOF
+        except subprocess.TimeoutExpired:
+            process.kill()
+            fail("--external-wait did not end the run")
+        finally:
+            process.stdin.close()
+        err = process.stderr.read()
+        elapsed = time.monotonic() - started
+        if process.returncode != 124:
+            fail(f"exit {process.returncode}, expected 124; stderr:\n{err.decode(errors='replace')}")
+        with open(report_path) as f:
+            report = json.load(f)
+    if report["outcome"] != "hang" or report["threads"][0]["syscall"] != "read":
+        fail(f"expected a hang in read, got {report}")
+    if elapsed > 10:
+        fail(f"took {elapsed:.1f} s for --external-wait 1")
+    print(f"ok: hang reported after {elapsed:.1f} s")
+
+
 def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments):
     code, out, err = run([chess_trace] + arguments)
     if code != expected:
@@ -210,6 +255,8 @@ def main():
     p.add_argument("--stderr", default="")
     p.add_argument("code", type=int)
     p.add_argument("arguments", nargs=argparse.REMAINDER)
+    sub.add_parser("late-input")
+    sub.add_parser("external-wait-hang")
     args = parser.parse_args()
     if args.check == "same-as-native":
         same_as_native(args.chess_trace, args.program)
@@ -217,6 +264,10 @@ def main():
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
         stop_signal(args.chess_trace, args.signal, args.code, args.program)
+    elif args.check == "late-input":
+        late_input(args.chess_trace)
+    elif args.check == "external-wait-hang":
+        external_wait_hang(args.chess_trace)
     elif args.check == "no-survivors":
         no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
