@@ -15,6 +15,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def measure(command, key):
@@ -23,6 +24,32 @@ def measure(command, key):
     if out.returncode != 0 or not match:
         sys.exit(f"benchmark failed: {' '.join(command)}\nstdout: {out.stdout}\nstderr: {out.stderr}")
     return float(match.group(1))
+
+
+def wall(command):
+    started = time.monotonic()
+    out = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"benchmark failed: {' '.join(command)}\n{out.stderr.decode(errors='replace')}")
+    return time.monotonic() - started
+
+
+def tool_commands(tmp, programs):
+    """Real multi-threaded and multi-process tools, each reading the same generated input."""
+    data = os.path.join(tmp, "input.txt")
+    with open(data, "w") as f:
+        subprocess.run(["seq", "1", "3000000"], stdout=f, check=True)
+    tools = {
+        "xz -T2": f"xz -T2 -c {data} > /dev/null",
+        "zstd -T2": f"zstd -q -T2 -c {data} > /dev/null",
+        "pigz -p 2": f"pigz -p 2 -c {data} > /dev/null",
+        "sort --parallel=2": f"sort --parallel=2 -S 64M -r {data} > /dev/null",
+        "make -j2 (9 compiles, ar, link)": os.path.join(programs, "build_make_project.sh") + " > /dev/null",
+        "shell pipeline (seq | sort | uniq | wc)": f"cat {data} | sort -r | uniq -c | sort -n | wc -l > /dev/null",
+    }
+    return {name: ["sh", "-c", command] for name, command in tools.items()
+            if subprocess.run(["sh", "-c", f"command -v {command.split()[0]}"], capture_output=True).returncode == 0
+            or command.startswith("/")}
 
 
 def median_row(name, values, unit):
@@ -35,6 +62,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
+    parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
     args = parser.parse_args()
     ct = os.path.join(args.build, "chess-trace")
     bench = os.path.join(args.build, "bench")
@@ -79,6 +107,23 @@ def main():
     print(median_row("scheduling points per round", points_per_round, ""))
     print(median_row("native ping-pong", native_round, "µs/round"))
     print(median_row("ratio run point / raw round trip", ratios(run_point, raw_stop), "×"))
+
+    if args.skip_tools:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        tools = tool_commands(tmp, os.path.join(args.build, "tests", "programs"))
+        native_wall = {name: [] for name in tools}
+        run_wall = {name: [] for name in tools}
+        for _ in range(args.rounds):
+            for name, command in tools.items():
+                native_wall[name].append(wall(command))
+                run_wall[name].append(wall([ct, "run", "--"] + command))
+    print(f"\n### Real tools (wall time, input: seq 1 3000000, 22 MB)\n")
+    print("| tool | native | `chess-trace run` | ratio run / native |\n|---|---|---|---|")
+    for name in tools:
+        r = ratios(run_wall[name], native_wall[name])
+        print(f"| {name} | {statistics.median(native_wall[name]):.3f} s | {statistics.median(run_wall[name]):.3f} s "
+              f"| {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) |")
 
 
 if __name__ == "__main__":
