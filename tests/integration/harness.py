@@ -11,6 +11,7 @@ Every run has a wall-clock bound, and every test leaves no process behind: the p
 their own process group, which is killed on the way out.
 """
 import argparse
+import difflib
 import json
 import os
 import signal
@@ -55,9 +56,13 @@ def same_as_native(chess_trace, program):
     native = (shell_status(native[0]),) + native[1:]
     traced = run([chess_trace, "run", "--"] + program)
     if native[0] != traced[0] or native[1] != traced[1]:
+        diff = "".join(difflib.unified_diff(native[1].splitlines(keepends=True), traced[1].splitlines(keepends=True),
+                                            "stdout native", "stdout under chess-trace run"))
         fail(f"{' '.join(program)} differs under chess-trace run\n"
-             f"native: exit {native[0]}, stdout:\n{native[1]}\n"
-             f"traced: exit {traced[0]}, stdout:\n{traced[1]}\nchess-trace stderr:\n{traced[2]}")
+             f"exit status: native {native[0]}, under chess-trace {traced[0]}\n"
+             f"stdout diff:\n{diff or '(identical)'}\n"
+             f"native stdout:\n{native[1]}\n"
+             f"chess-trace stderr:\n{traced[2]}")
     print(f"ok: exit {native[0]}, stdout identical ({len(native[1])} bytes)")
 
 
@@ -79,14 +84,18 @@ def deadlock(chess_trace, functions, program):
         fail(f"scheduling_points missing or zero: {report.get('scheduling_points')!r}")
     if not isinstance(report.get("wall_seconds"), (int, float)):
         fail("wall_seconds missing")
-    threads = report.get("threads") or []
-    if len(threads) < 2:
-        fail(f"expected every deadlocked thread in the report, got {threads}")
-    seen_functions = set()
+    threads = report.get("threads")
+    if not isinstance(threads, list):
+        fail(f"report['threads'] is not an array: {threads!r}")
     for thread in threads:
         for key in ("thread", "tid", "pid"):
             if not isinstance(thread.get(key), int):
                 fail(f"thread without an integer {key!r}: {thread}")
+    threads = [thread for thread in threads if thread.get("state") != "exited"]
+    if len(threads) < 2:
+        fail(f"expected every deadlocked thread in the report, got {threads}")
+    seen_functions = set()
+    for thread in threads:
         if thread.get("state") != "blocked":
             fail(f"thread {thread['thread']} is {thread.get('state')!r}, expected 'blocked'")
         syscall = thread.get("syscall", "")
@@ -107,69 +116,100 @@ def deadlock(chess_trace, functions, program):
     print(f"ok: deadlock reported with {len(threads)} threads naming {sorted(functions + ['main'])}")
 
 
-def survivors(marker):
+def survivors(marker, supervisor_pid=None):
+    """Pids of processes with `marker` among their arguments, other than chess-trace itself.
+    (A zombie has an empty cmdline: only processes that still run are found.)"""
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
+        if not entry.isdigit() or int(entry) in (supervisor_pid, os.getpid()):
             continue
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 arguments = f.read().split(b"\0")
         except OSError:
             continue
-        if marker.encode() in arguments and b"run" not in arguments:
+        if marker.encode() in arguments:
             found.append(int(entry))
     return found
 
 
+def unique_marker():
+    return f"chess-trace-test-{os.getpid()}-{time.monotonic_ns()}"
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def stop_signal(chess_trace, signal_name, expected_code, program):
-    marker = f"chess-trace-test-{os.getpid()}-{time.monotonic_ns()}"
+    """Starts chess-trace run on a program that never ends, signals chess-trace (only it) once
+    the program has run for about a second, and checks the exit code and that no process
+    carrying the marker argument is left after a bounded grace period."""
+    marker = unique_marker()
     process = subprocess.Popen([chess_trace, "run", "--"] + program + [marker], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 10
-        while not survivors(marker):
+        while not survivors(marker, process.pid):
             if time.monotonic() > deadline:
                 fail("the program never started")
             time.sleep(0.05)
-        time.sleep(0.5)
+        time.sleep(1)
         process.send_signal(getattr(signal, signal_name))
-        code = process.wait(timeout=20)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            fail(f"chess-trace did not exit within 20 s of {signal_name}")
+        err = process.stderr.read().decode(errors="replace")
+        code = process.returncode
+        if code != expected_code and not (signal_name == "SIGKILL" and code == -signal.SIGKILL):
+            fail(f"chess-trace exited {code} after {signal_name}, expected {expected_code}\nstderr:\n{err}")
+        deadline = time.monotonic() + 5
+        while survivors(marker):
+            if time.monotonic() > deadline:
+                left = survivors(marker)
+                for pid in left:
+                    os.kill(pid, signal.SIGKILL)
+                fail(f"tracees survived chess-trace's {signal_name}: {left}\nstderr:\n{err}")
+            time.sleep(0.05)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    if code != expected_code and not (signal_name == "SIGKILL" and code == -signal.SIGKILL):
-        fail(f"chess-trace exited {code} after {signal_name}, expected {expected_code}")
-    deadline = time.monotonic() + 5
-    while survivors(marker):
-        if time.monotonic() > deadline:
-            left = survivors(marker)
-            for pid in left:
-                os.kill(pid, signal.SIGKILL)
-            fail(f"tracees survived chess-trace's {signal_name}: {left}")
-        time.sleep(0.05)
+        kill_group(process.pid)  # a backstop only: survivors were already checked above
+        for pid in survivors(marker):
+            os.kill(pid, signal.SIGKILL)
     print(f"ok: {signal_name} -> exit {code}, no tracee left")
 
 
 def no_survivors(chess_trace, expected, stderr_text, arguments):
     """Runs chess-trace with a unique marker as the program's last argument; then no process
     carrying the marker may be left, whatever the program forked."""
-    marker = f"chess-trace-test-{os.getpid()}-{time.monotonic_ns()}"
+    marker = unique_marker()
     process = subprocess.Popen([chess_trace] + arguments + [marker], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         _, err = process.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.wait()
+        kill_group(process.pid)
+        for pid in survivors(marker):
+            os.kill(pid, signal.SIGKILL)
         fail("timed out")
     err = err.decode(errors="replace")
     if process.returncode != expected or stderr_text not in err:
         fail(f"exited {process.returncode} (expected {expected}); stderr:\n{err}")
-    time.sleep(0.2)
+    deadline = time.monotonic() + 5  # processes killed by chess-trace may take a moment to go
+    while survivors(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
     left = survivors(marker)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
+    kill_group(process.pid)
     if left:
         fail(f"{len(left)} processes survived chess-trace")
     print(f"ok: exit {expected}, no process left")

@@ -1,5 +1,6 @@
 /* Detached threads are never joined: each signals its completion through a POSIX semaphore
- * and the main thread waits for all of them before reading their results. */
+ * and the main thread waits for all of them before reading their results. Half are created
+ * detached, the other half start joinable and detach themselves. */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@ static long results[kThreads];
 
 static void* detached_worker(void* arg) {
   const long me = (long)arg;
+  if (me % 2 == 1) pthread_detach(pthread_self());
   results[me] = me * 10;
   sem_post(&finished);
   return NULL;
@@ -22,9 +24,8 @@ int main(void) {
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   for (long i = 0; i < kThreads; ++i) {
     pthread_t thread;
-    if (pthread_create(&thread, &attr, detached_worker, (void*)i) != 0) return 2;
+    if (pthread_create(&thread, i % 2 == 0 ? &attr : NULL, detached_worker, (void*)i) != 0) return 2;
   }
-  /* One of them detaches itself after starting joinable. */
   for (int i = 0; i < kThreads; ++i) sem_wait(&finished);
   long sum = 0;
   for (int i = 0; i < kThreads; ++i) sum += results[i];
