@@ -4,6 +4,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <vector>
 
@@ -30,6 +32,28 @@ std::string FutexOpName(uint64_t op) {
   if (op & FUTEX_PRIVATE_FLAG) name += "_PRIVATE";
   if (op & FUTEX_CLOCK_REALTIME) name += "|FUTEX_CLOCK_REALTIME";
   return name;
+}
+
+// What a descriptor refers to, as /proc shows it: "pipe:[1234]", "socket:[5678]", a path.
+std::string DescribeFd(pid_t tid, uint64_t fd) {
+  const std::string link = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(static_cast<int>(fd));
+  char target[512];
+  const ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) return std::to_string(static_cast<int>(fd));
+  return std::to_string(static_cast<int>(fd)) + "<" + std::string(target, static_cast<size_t>(n)) + ">";
+}
+
+// Untrapped syscalls seen when a thread sleeps in the kernel whose first argument is an fd.
+bool FirstArgumentIsFd(int64_t nr) {
+  switch (nr) {
+    case SYS_read: case SYS_write: case SYS_readv: case SYS_writev: case SYS_pread64:
+    case SYS_pwrite64: case SYS_recvfrom: case SYS_sendto: case SYS_recvmsg: case SYS_sendmsg:
+    case SYS_accept: case SYS_accept4: case SYS_connect: case SYS_epoll_wait: case SYS_epoll_pwait:
+    case SYS_flock: case SYS_fcntl: case SYS_splice: case SYS_sendfile: case SYS_ioctl:
+      return true;
+    default:
+      return false;
+  }
 }
 
 std::string FormatArg(seccomp::ArgKind kind, uint64_t value) {
@@ -78,20 +102,22 @@ std::string FormatFutex(const TrappedCall& call) {
 
 }  // namespace
 
-std::string FormatCall(const TrappedCall& call) {
+std::string FormatCall(const TrappedCall& call, pid_t tid) {
   if (call.nr < 0) return "";
   if (call.nr == SYS_futex) return FormatFutex(call);
   std::string text = seccomp::SyscallName(call.nr) + "(";
   if (const seccomp::SyscallRow* row = seccomp::FindSyscall(call.nr)) {
     for (int i = 0; i < 6 && row->args[i] != seccomp::ArgKind::kNone; ++i) {
       if (i > 0) text += ", ";
-      text += FormatArg(row->args[i], call.args[i]);
+      text += row->args[i] == seccomp::ArgKind::kFd && tid != 0 ? DescribeFd(tid, call.args[i])
+                                                                 : FormatArg(row->args[i], call.args[i]);
     }
   } else {
-    // Untrapped calls (seen when a thread sleeps in the kernel): the first argument is an fd or
-    // a count for nearly every blocking call, the next two are shown raw.
-    text += std::to_string(static_cast<int64_t>(call.args[0])) + ", " + Hex(call.args[1]) + ", " +
-            std::to_string(static_cast<int64_t>(call.args[2]));
+    // Untrapped calls (seen when a thread sleeps in the kernel): the first argument is an fd for
+    // nearly every blocking call; the next two are shown raw.
+    text += FirstArgumentIsFd(call.nr) && tid != 0 ? DescribeFd(tid, call.args[0])
+                                                   : std::to_string(static_cast<int64_t>(call.args[0]));
+    text += ", " + Hex(call.args[1]) + ", " + std::to_string(static_cast<int64_t>(call.args[2]));
   }
   return text + ")";
 }

@@ -1,13 +1,16 @@
 // Renders a trapped syscall the way strace would, for reports: "futex(0x7ffd…, FUTEX_WAIT_PRIVATE, 2, NULL)".
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 
 #include "supervisor/thread_table.h"
 
 namespace chess::supervisor {
 
-std::string FormatCall(const TrappedCall& call);
+// With `tid`, file descriptors are shown with what they are: "read(3<pipe:[1234]>, …)".
+std::string FormatCall(const TrappedCall& call, pid_t tid = 0);
 
 // What the call waits on, in words: "futex 0x55d0…", "fd 0", "a vfork child".
 std::string DescribeResource(const Thread& thread);

@@ -22,7 +22,7 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
       report.call = "vfork()";
     } else if (thread->call.nr >= 0) {
       report.syscall = seccomp::SyscallName(thread->call.nr);
-      report.call = FormatCall(thread->call);
+      report.call = FormatCall(thread->call, thread->tid);
     }
     report.resource = DescribeResource(*thread);
     report.frames = CaptureBacktrace(thread->tid);
