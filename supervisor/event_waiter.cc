@@ -52,14 +52,18 @@ Result<void> EventWaiter::Start(int64_t tick_nanos) {
     return Error{std::string("timer_create: ") + std::strerror(errno)};
   }
   started_ = true;
+  SetTick(tick_nanos);
+  if (tick_nanos_ != tick_nanos) return Error{std::string("timer_settime: ") + std::strerror(errno)};
+  return {};
+}
+
+void EventWaiter::SetTick(int64_t tick_nanos) {
+  if (!started_ || tick_nanos == tick_nanos_) return;
   itimerspec spec{};
   spec.it_value.tv_sec = tick_nanos / 1'000'000'000;
   spec.it_value.tv_nsec = tick_nanos % 1'000'000'000;
   spec.it_interval = spec.it_value;
-  if (timer_settime(timer_, 0, &spec, nullptr) != 0) {
-    return Error{std::string("timer_settime: ") + std::strerror(errno)};
-  }
-  return {};
+  if (timer_settime(timer_, 0, &spec, nullptr) == 0) tick_nanos_ = tick_nanos;
 }
 
 std::optional<ptrace::WaitEvent> EventWaiter::Wait() {

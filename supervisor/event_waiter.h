@@ -23,6 +23,8 @@ class EventWaiter {
 
   // Starts the tick (SIGALRM every `tick_nanos`).
   Result<void> Start(int64_t tick_nanos);
+  // Changes the period; a no-op when it is already `tick_nanos`.
+  void SetTick(int64_t tick_nanos);
 
   // The next ptrace event, or nullopt when a tick (or a stop request) interrupted the wait.
   std::optional<ptrace::WaitEvent> Wait();
@@ -34,6 +36,7 @@ class EventWaiter {
  private:
   timer_t timer_{};
   bool started_ = false;
+  int64_t tick_nanos_ = 0;
 };
 
 // SIGINT, SIGTERM and SIGHUP ask chess-trace to stop: the loop kills the tree and reports.

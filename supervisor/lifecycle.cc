@@ -105,6 +105,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     last_stop_ = search::StopReason::kBlocked;
     return;
   }
+  AdjustTick(true);  // the child is ready while its parent runs
   ptrace::Resume(parent.tid);
 }
 

@@ -136,6 +136,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   thread.state = ThreadState::kRunning;
   thread.at_seccomp_stop = false;
   running_ = &thread;
+  if (AnyOtherRunnable(thread)) AdjustTick(true);
   const int signal = thread.pending_signal;
   thread.pending_signal = 0;
   ptrace::Resume(thread.tid, signal);  // if it died meanwhile, its death event follows

@@ -20,9 +20,7 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
 
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   const MonoNanos started = Now();
-  const int64_t tick = std::clamp<int64_t>(std::min<int64_t>(options_.slice.count(), kWatchdogNanos) / 2,
-                                           500'000, 50'000'000);
-  if (auto started_waiter = waiter_.Start(tick); !started_waiter) {
+  if (auto started_waiter = waiter_.Start(FastTick()); !started_waiter) {
     ExecutionResult failed;
     failed.message = started_waiter.error();
     return failed;
@@ -154,6 +152,29 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
   }
 }
 
+int64_t Supervisor::FastTick() const {
+  return std::clamp<int64_t>(std::min<int64_t>(options_.slice.count(), kWatchdogNanos) / 2, 250'000,
+                             kLoneTickNanos);
+}
+
+void Supervisor::AdjustTick(bool others_runnable) {
+  if (others_runnable) {
+    waiter_.SetTick(FastTick());
+    return;
+  }
+  // Alone: wake for the earliest deadline, or now and then for signals and hangs.
+  int64_t tick = kLoneTickNanos;
+  const MonoNanos now = Now();
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state == ThreadState::kBlocked && thread->deadline) {
+      tick = std::min<int64_t>(tick, *thread->deadline - now);
+    }
+  }
+  // Rounded to the fast tick, so that a string of deadlines does not re-arm the timer each time.
+  const int64_t fast = FastTick();
+  waiter_.SetTick(std::max<int64_t>(fast, tick / fast * fast));
+}
+
 void Supervisor::OnTick() {
   if (running_ == nullptr) return;
   const MonoNanos now = Now();
@@ -161,15 +182,18 @@ void Supervisor::OnTick() {
   // A signal sent while this thread runs may be for a parked one, which must get to take it.
   ReleaseThreadsWithPendingSignals();
   if (running_->interrupt != Thread::Interrupt::kNone) return;
+  FireDueDeadlines();
+  // Interrupting is pointless when no other thread could use the CPU (checked first: it is
+  // cheap, and a lone thread is the common case).
+  const bool others_runnable = AnyOtherRunnable(*running_);
+  AdjustTick(others_runnable);
+  if (!others_runnable) return;
   const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
   if (ran < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
   const bool slice_used = ran >= options_.slice.count();
   if (!slice_used && !AsleepInKernel(running_->tid)) return;
-  FireDueDeadlines();
-  // Interrupting is pointless when no other thread could use the CPU.
-  if (!AnyOtherRunnable(*running_)) return;
   if (ptrace::Interrupt(running_->tid)) running_->interrupt = Thread::Interrupt::kRequested;
 }
 

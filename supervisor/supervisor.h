@@ -25,6 +25,8 @@ namespace chess::supervisor {
 // How long a thread may sleep in the kernel, in a syscall the supervisor does not model, before
 // the watchdog lets other threads run.
 inline constexpr int64_t kWatchdogNanos = 2'000'000;
+// The tick while the running thread is alone: only deadlines, signals and hangs need it.
+inline constexpr int64_t kLoneTickNanos = 50'000'000;
 
 struct SupervisorOptions {
   // A thread that runs this long without giving up the CPU is interrupted (a forced yield)
@@ -64,6 +66,10 @@ class Supervisor final : private HandlerServices {
   // Events (supervisor.cc).
   void HandleEvent(const ptrace::WaitEvent& event);
   void OnTick();
+  // A fast tick while another thread could run (the watchdog and the slice need it), a slow one
+  // otherwise: a tick interrupts the supervisor, which shares the CPU with the program.
+  void AdjustTick(bool others_runnable);
+  int64_t FastTick() const;
   std::vector<ThreadReport> SnapshotThreads();
   void OnSeccompStop(Thread& thread);
   void OnInterruptStop(Thread& thread);
