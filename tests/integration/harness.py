@@ -260,6 +260,29 @@ def external_wait_hang(chess_trace):
     print(f"ok: hang reported after {elapsed:.1f} s")
 
 
+def clean_report_and_log(chess_trace, program):
+    """A clean run: its --report says ok with the exit status, and with --log nothing of
+    chess-trace's reaches stderr while the log gets its messages."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = os.path.join(tmp, "report.json")
+        log_path = os.path.join(tmp, "chess-trace.log")
+        code, _, err = run([chess_trace, "run", "--report", report_path, "--"] + program)
+        with open(report_path) as f:
+            report = json.load(f)
+        expect = {"schema": 1, "command": "run", "outcome": "ok", "exit_status": 0, "signal": None, "threads": []}
+        for key, value in expect.items():
+            if report.get(key) != value:
+                fail(f"report[{key!r}] = {report.get(key)!r}, expected {value!r}")
+        if code != 0 or report["scheduling_points"] <= 0 or report["threads_created"] < 2:
+            fail(f"exit {code}, report {report}")
+        code, _, err = run([chess_trace, "run", "--log", log_path, "--", "sh", "-c", "exit 3"])
+        with open(log_path) as f:
+            log = f.read()
+        if code != 3 or "chess-trace" in err or "exit-status" not in log:
+            fail(f"--log: exit {code}, stderr {err!r}, log {log!r}")
+    print("ok: clean report and --log")
+
+
 def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments):
     code, out, err = run([chess_trace] + arguments)
     if code != expected:
@@ -295,6 +318,8 @@ def main():
     p.add_argument("--stderr", default="")
     p.add_argument("code", type=int)
     p.add_argument("arguments", nargs=argparse.REMAINDER)
+    p = sub.add_parser("clean-report-and-log")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     sub.add_parser("late-input")
     sub.add_parser("external-wait-hang")
     args = parser.parse_args()
@@ -304,6 +329,8 @@ def main():
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
         stop_signal(args.chess_trace, args.signal, args.code, args.program)
+    elif args.check == "clean-report-and-log":
+        clean_report_and_log(args.chess_trace, args.program)
     elif args.check == "late-input":
         late_input(args.chess_trace)
     elif args.check == "external-wait-hang":
