@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
 
 #include "search/thread_id.h"
 
@@ -23,8 +22,6 @@ enum class OpKind : uint8_t {
   kSyncOp,        // announced by the preload shim
   kSyscall,       // any other trapped syscall that is a scheduling point
 };
-
-std::string_view OpKindName(OpKind kind);
 
 struct SchedulingPoint {
   ThreadId thread;

@@ -98,7 +98,6 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     // PTRACE_EVENT_VFORK_DONE; meanwhile it is blocked like any waiter.
     parent.in_vfork = true;
     parent.state = ThreadState::kBlocked;
-    parent.blocked_since = Now();
     ptrace::Resume(parent.tid);
     running_ = nullptr;
     last_ = &parent;

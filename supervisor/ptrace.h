@@ -25,7 +25,6 @@ bool Interrupt(pid_t tid);
 bool GetRegisters(pid_t tid, Registers& regs);
 bool SetRegisters(pid_t tid, const Registers& regs);
 std::optional<unsigned long> EventMessage(pid_t tid);
-bool SignalInfo(pid_t tid, siginfo_t& info);
 
 
 // What a waitpid status means for a traced thread.

@@ -4,7 +4,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <string>
 
 namespace chess::supervisor {
@@ -28,23 +27,6 @@ bool RemoteMemory::Write(uint64_t address, const void* buffer, size_t size) cons
   const ssize_t written = pwrite(fd, buffer, size, static_cast<off_t>(address));
   close(fd);
   return written == static_cast<ssize_t>(size);
-}
-
-std::optional<std::string> RemoteMemory::ReadString(uint64_t address, size_t limit) const {
-  std::string result;
-  char chunk[256];
-  while (result.size() < limit) {
-    // Read page-bounded chunks so a string ending just before an unmapped page is still read.
-    const uint64_t at = address + result.size();
-    const size_t to_page_end = 4096 - (at % 4096);
-    const size_t n = std::min({sizeof(chunk), to_page_end, limit - result.size()});
-    if (!Read(at, chunk, n)) return result.empty() ? std::nullopt : std::optional(result);
-    for (size_t i = 0; i < n; ++i) {
-      if (chunk[i] == '\0') return result;
-      result.push_back(chunk[i]);
-    }
-  }
-  return result;
 }
 
 }  // namespace chess::supervisor

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <string>
+
 
 namespace chess::supervisor {
 
@@ -29,9 +29,6 @@ class RemoteMemory {
   bool Write(uint64_t address, const T& value) const {
     return Write(address, &value, sizeof(value));
   }
-
-  // A NUL-terminated string of at most `limit` bytes (for reports: paths, names).
-  std::optional<std::string> ReadString(uint64_t address, size_t limit = 4096) const;
 
  private:
   pid_t tid_;

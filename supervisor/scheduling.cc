@@ -119,7 +119,6 @@ bool Supervisor::Dispatch(Thread& thread) {
       case Disposition::Kind::kBlock:
         // It turned out to wait: a free switch to someone else.
         thread.state = ThreadState::kBlocked;
-        thread.blocked_since = Now();
         last_ = &thread;
         last_stop_ = search::StopReason::kBlocked;
         return false;

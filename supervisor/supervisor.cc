@@ -239,7 +239,6 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
     case Disposition::Kind::kBlock:
       // The result is written when it is known, together with the skip: one SETREGS.
       thread.state = ThreadState::kBlocked;
-      thread.blocked_since = Now();
       Park(thread, search::StopReason::kBlocked);
       return;
     case Disposition::Kind::kYield:
@@ -268,7 +267,6 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     thread.state = ThreadState::kExternal;
     thread.call.nr = regs.SyscallNr();
     for (int i = 0; i < 6; ++i) thread.call.args[i] = regs.Arg(i);
-    thread.blocked_since = Now();
     Park(thread, search::StopReason::kBlocked);
     return;
   }

@@ -68,7 +68,6 @@ struct Thread {
   // Blocking.
   std::optional<MonoNanos> deadline;  // when a timed wait or sleep ends
   int64_t deadline_result = 0;        // what the call returns then (0, -ETIMEDOUT)
-  MonoNanos blocked_since = 0;
 
   // Exit-time futex writes the kernel performs but whose wakes reach no real waiter.
   uint64_t clear_child_tid = 0;
