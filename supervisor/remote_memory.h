@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <optional>
 
-
 namespace chess::supervisor {
 
 class RemoteMemory {
