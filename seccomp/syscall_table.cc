@@ -39,6 +39,12 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_rt_sigqueueinfo, "rt_sigqueueinfo", F::kSignal, false, {A::kPid, A::kInt, A::kAddr, _, _, _}},
       {SYS_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", F::kSignal, false, {A::kPid, A::kPid, A::kInt, A::kAddr, _, _}},
       {SYS_pidfd_send_signal, "pidfd_send_signal", F::kSignal, false, {A::kFd, A::kInt, A::kAddr, A::kFlags, _, _}},
+      {SYS_read, "read", F::kInput, true, {A::kFd, A::kAddr, A::kInt, _, _, _}},
+      {SYS_readv, "readv", F::kInput, true, {A::kFd, A::kAddr, A::kInt, _, _, _}},
+      {SYS_recvfrom, "recvfrom", F::kInput, true, {A::kFd, A::kAddr, A::kInt, A::kFlags, A::kAddr, A::kAddr}},
+      {SYS_recvmsg, "recvmsg", F::kInput, true, {A::kFd, A::kAddr, A::kFlags, _, _, _}},
+      {SYS_accept, "accept", F::kInput, true, {A::kFd, A::kAddr, A::kAddr, _, _, _}},
+      {SYS_accept4, "accept4", F::kInput, true, {A::kFd, A::kAddr, A::kAddr, A::kFlags, _, _}},
       {SYS_wait4, "wait4", F::kWait, true, {A::kPid, A::kAddr, A::kFlags, A::kAddr, _, _}},
       {SYS_waitid, "waitid", F::kWait, true, {A::kInt, A::kPid, A::kAddr, A::kFlags, A::kAddr, _}},
       // Scheduling.
@@ -81,6 +87,7 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kRefused: return "refused";
     case F::kWait: return "wait";
     case F::kSignal: return "signal";
+    case F::kInput: return "input";
     case F::kHypercall: return "hypercall";
   }
   return "unknown";

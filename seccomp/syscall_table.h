@@ -23,6 +23,7 @@ enum class SyscallFamily : uint16_t {
   kRefused,      // rseq, io_uring_setup, userfaultfd, ptrace: refused with a clear reason
   kWait,         // wait4, waitid: disabled until a child changes state
   kSignal,       // kill, tkill, tgkill, …: the target may have to leave an emulated wait
+  kInput,        // read, recv…, accept: disabled while the descriptor has nothing to give
   kHypercall,    // the preload shim's announcements
 };
 

@@ -3,11 +3,11 @@
 #include <cxxabi.h>
 #include <libunwind-ptrace.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
-#include <set>
 #include <utility>
 
 namespace chess::supervisor {
@@ -17,7 +17,7 @@ struct Mapping {
   uint64_t start;
   uint64_t end;
   uint64_t file_offset;
-  std::string file;
+  std::string file;  // basename, or a pseudo-name such as "[vdso]"; "" when anonymous
 };
 
 std::vector<Mapping> ReadMappings(pid_t tid) {
@@ -25,19 +25,25 @@ std::vector<Mapping> ReadMappings(pid_t tid) {
   const std::string path = "/proc/" + std::to_string(tid) + "/maps";
   FILE* maps = std::fopen(path.c_str(), "re");
   if (maps == nullptr) return mappings;
-  char line[4096];
-  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+  // getline, not a fixed buffer: a long path must not split into a second, garbled line.
+  char* line = nullptr;
+  size_t capacity = 0;
+  while (getline(&line, &capacity, maps) > 0) {
     uint64_t start = 0, end = 0, file_offset = 0;
     int name_at = 0;
-    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end, &file_offset,
-                    &name_at) < 3) {
+    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end,
+                    &file_offset, &name_at) < 3 ||
+        name_at == 0) {
       continue;
     }
-    std::string file = name_at > 0 ? std::string(line + name_at) : std::string();
+    std::string file(line + name_at);
     while (!file.empty() && (file.back() == '\n' || file.back() == ' ')) file.pop_back();
-    if (const size_t slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
-    mappings.push_back({start, end, file_offset, file});
+    if (const size_t slash = file.rfind('/'); slash != std::string::npos) {
+      file = file.substr(slash + 1);
+    }
+    mappings.push_back({start, end, file_offset, std::move(file)});
   }
+  std::free(line);
   std::fclose(maps);
   return mappings;
 }
@@ -49,16 +55,21 @@ const Mapping* MappingOf(const std::vector<Mapping>& mappings, uint64_t pc) {
   return nullptr;
 }
 
-std::string Demangle(const char* name) {
+std::string Demangle(const std::string& name) {
+  // __cxa_demangle also decodes type encodings, which would turn a C function named "i" into
+  // "int": only names with the C++ function prefix are mangled.
+  if (name.rfind("_Z", 0) != 0) return name;
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(name, nullptr, nullptr, &status),
-                                                   std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : std::string(name);
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : name;
 }
 
 unw_addr_space_t AddressSpace() {
-  // One address space for the whole run. Caching is off: tracees exec and map new code, and a
-  // stale cache would symbolize frames against the previous image.
+  // One address space serves every tracee. Caching is off because a cache is keyed by address
+  // alone, and here the same address holds different code over time and across processes: two
+  // non-PIE programs both start at 0x401000, and a tracee may exec or dlclose and map something
+  // else there. Backtraces are taken for reports only, so the cache would buy little anyway.
   static unw_addr_space_t space = [] {
     unw_addr_space_t created = unw_create_addr_space(&_UPT_accessors, 0);
     if (created != nullptr) unw_set_caching_policy(created, UNW_CACHE_NONE);
@@ -67,44 +78,77 @@ unw_addr_space_t AddressSpace() {
   return space;
 }
 
+// The symbol covering the cursor's frame. For return addresses libunwind looks up pc - 1 and
+// adds the 1 back to the offset (a call can be a function's last instruction, so pc may already
+// be the next function), but not for the innermost or a signal-interrupted frame, whose pc is
+// exact: a blanket pc - 1 here would be wrong for those.
+bool ProcName(unw_cursor_t* cursor, std::string* name, unw_word_t* offset) {
+  // Template-heavy C++ names run to kilobytes; a truncated mangled name does not demangle.
+  for (size_t size : {size_t{1024}, size_t{65536}}) {
+    std::string buffer(size, '\0');
+    const int status = unw_get_proc_name(cursor, buffer.data(), buffer.size(), offset);
+    if (status == 0 || (status == -UNW_ENOMEM && size == 65536)) {
+      buffer.resize(buffer.find('\0'));
+      *name = std::move(buffer);
+      return !name->empty();
+    }
+    if (status != -UNW_ENOMEM) return false;
+  }
+  return false;
+}
+
+// The name comes from the nearest preceding symbol, and a stripped library keeps only its
+// exported ones, so an internal function would be reported under a neighbour's name (libc's
+// __libc_start_call_main as __libc_init_first). Where unwind tables exist they say where the
+// function really starts; a name is trusted only if its symbol starts there too.
+bool SymbolMatchesUnwindInfo(unw_cursor_t* cursor, uint64_t pc, uint64_t offset) {
+  unw_proc_info_t info{};
+  if (unw_get_proc_info(cursor, &info) != 0) return true;
+  // Without unwind info for the pc (a plain -static binary has no .eh_frame_hdr), libunwind
+  // reports a one-byte procedure at the pc itself rather than an error: nothing contradicts the
+  // symbol then.
+  if (info.start_ip == pc && info.end_ip == pc + 1) return true;
+  return info.start_ip == pc - offset;
+}
+
 }  // namespace
 
 std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
   std::vector<StackFrame> frames;
+  if (max_frames == 0 || tid <= 0) return frames;
   unw_addr_space_t space = AddressSpace();
   if (space == nullptr) return frames;
   void* context = _UPT_create(tid);
   if (context == nullptr) return frames;
   unw_cursor_t cursor;
+  // Fails (reading the registers) when tid is gone or not in a ptrace-stop of ours.
   if (unw_init_remote(&cursor, space, context) == 0) {
     const std::vector<Mapping> mappings = ReadMappings(tid);
-    std::set<std::pair<unw_word_t, unw_word_t>> seen;
-    do {
+    std::vector<std::pair<unw_word_t, unw_word_t>> seen;
+    while (frames.size() < max_frames) {
       unw_word_t pc = 0, sp = 0;
       if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) break;
-      unw_get_reg(&cursor, UNW_REG_SP, &sp);
-      if (!seen.insert({pc, sp}).second) break;  // a loop in a corrupt stack
+      if (unw_get_reg(&cursor, UNW_REG_SP, &sp) != 0) sp = 0;
+      // A corrupt stack can lead libunwind around a cycle; the same frame twice means one.
+      if (std::find(seen.begin(), seen.end(), std::pair(pc, sp)) != seen.end()) break;
+      seen.emplace_back(pc, sp);
+
       StackFrame frame;
       frame.pc = pc;
-      const Mapping* mapping = MappingOf(mappings, pc);
-      if (mapping != nullptr) {
+      if (const Mapping* mapping = MappingOf(mappings, pc); mapping != nullptr) {
         frame.module = mapping->file;
         frame.module_offset = pc - mapping->start + mapping->file_offset;
       }
-      char name[512];
+      std::string name;
       unw_word_t offset = 0;
-      unw_proc_info_t procedure{};
-      // In a stripped library the nearest symbol may belong to another function: trust the name
-      // only when it starts where the unwind tables say this function starts.
-      // (For return addresses libunwind looks up pc - 1, so the offset may be one short.)
-      if (unw_get_proc_name(&cursor, name, sizeof(name), &offset) == 0 &&
-          (unw_get_proc_info(&cursor, &procedure) != 0 || procedure.start_ip == pc - offset ||
-           procedure.start_ip + 1 == pc - offset)) {
+      if (ProcName(&cursor, &name, &offset) && offset <= pc &&
+          SymbolMatchesUnwindInfo(&cursor, pc, offset)) {
         frame.function = Demangle(name);
         frame.offset = offset;
       }
       frames.push_back(std::move(frame));
-    } while (frames.size() < max_frames && unw_step(&cursor) > 0);
+      if (unw_step(&cursor) <= 0) break;
+    }
   }
   _UPT_destroy(context);
   return frames;
@@ -112,11 +156,9 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
 
 std::string FormatFrame(const StackFrame& frame) {
   char text[64];
-  std::string result;
   if (!frame.function.empty()) {
     std::snprintf(text, sizeof(text), "+0x%" PRIx64, frame.offset);
-    result = frame.function + text;
-    return result + " (" + (frame.module.empty() ? "?" : frame.module) + ")";
+    return frame.function + text + " (" + (frame.module.empty() ? "?" : frame.module) + ")";
   }
   if (!frame.module.empty()) {
     std::snprintf(text, sizeof(text), "+0x%" PRIx64, frame.module_offset);

@@ -11,14 +11,15 @@ namespace chess::supervisor {
 
 struct StackFrame {
   uint64_t pc = 0;
-  std::string function;  // demangled when it is a C++ symbol; empty when unknown
-  uint64_t offset = 0;   // pc - start of function
-  std::string module;    // basename of the mapped file ("libc.so.6"), or ""
+  std::string function;        // demangled when it is a C++ symbol; empty when unknown
+  uint64_t offset = 0;         // pc - start of function
+  std::string module;          // basename of the mapped file ("libc.so.6", "mutex_deadlock"), or ""
   uint64_t module_offset = 0;  // pc as an offset in that file, for addr2line
 };
 
 // Unwinds the user stack of `tid`, which must be in a ptrace-stop of the calling tracer.
-// Never crashes on a corrupt stack: returns the frames it could read (at most max_frames).
+// Never crashes or throws on a corrupt stack: returns the frames it could read (<= max_frames),
+// and none when `tid` does not exist or is not stopped by this tracer.
 std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames = 32);
 
 // "pthread_mutex_lock+0x8e (libc.so.6)", or "?? (libc.so.6+0x91234)" when the function has no

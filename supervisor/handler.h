@@ -66,6 +66,9 @@ class HandlerServices {
   // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
   // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
   virtual void SignalSent(pid_t pid, bool thread) = 0;
+  // Whether `fd` of the thread's process would make a read return now (data, EOF, an error, a
+  // connection to accept); nullopt when that cannot be told (the call then runs natively).
+  virtual std::optional<bool> InputReady(const Thread& thread, int fd) = 0;
   // Ends the execution now with `outcome` (a limit the user set was exceeded).
   virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
   // How many more processes the tree may create, and the limit (--max-processes).
@@ -111,5 +114,6 @@ FamilyHandler RefusedHandler();
 FamilyHandler HypercallHandler();
 FamilyHandler WaitHandler();
 FamilyHandler SignalHandler();
+FamilyHandler InputHandler();
 
 }  // namespace chess::supervisor

@@ -203,6 +203,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
                 "a process was reaped while one of its threads was alive");
   }
   threads_.Forget(thread.tid);
+  fd_probe_.Forget(process.tgid);
   if (process.parent != 0) signal_checks_.insert(process.parent);  // SIGCHLD
   // Its parent's threads waiting in wait4/waitid can now collect it: the kernel runs their call.
   for (const auto& [id, waiter] : threads_.Live()) {

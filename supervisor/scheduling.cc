@@ -45,18 +45,41 @@ void Supervisor::FireDueDeadlines() {
   }
 }
 
+bool Supervisor::ReleaseThreadsWithInput() {
+  bool released = false;
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->waits_for_input < 0 || thread->state != ThreadState::kBlocked) continue;
+    const std::optional<bool> ready = fd_probe_.InputReady(thread->process->tgid, thread->waits_for_input);
+    if (ready && !*ready) continue;
+    thread->waits_for_input = -1;
+    thread->state = ThreadState::kReady;  // no emulated result: the kernel runs the call
+    released = true;
+  }
+  return released;
+}
+
+bool Supervisor::AnyInputWaiter() const {
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->waits_for_input >= 0 && thread->state == ThreadState::kBlocked) return true;
+  }
+  return false;
+}
+
 void Supervisor::ScheduleNext() {
   for (;;) {
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
+    ReleaseThreadsWithInput();
     const std::vector<search::ThreadId> enabled = EnabledThreads();
     if (enabled.empty()) {
       std::optional<MonoNanos> earliest;
       bool dying = false;
+      bool input = false;
       for (const auto& [id, thread] : threads_.Live()) {
         if (thread->state == ThreadState::kBlocked && thread->deadline) {
           earliest = std::min(earliest.value_or(*thread->deadline), *thread->deadline);
         }
+        input = input || (thread->waits_for_input >= 0 && thread->state == ThreadState::kBlocked);
         dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
                 thread->in_vfork;
       }
@@ -72,10 +95,17 @@ void Supervisor::ScheduleNext() {
         if (PendingStopSignal() || result_) return;
         continue;
       }
-      if (earliest) {
-        // Nothing can run until the earliest deadline: sleepers wake in deadline order. Wake
-        // up now and then to look for signals from outside the tree.
-        const MonoNanos until = std::min(*earliest, Now() + 100'000'000);
+      if (input && options_.external_wait && Now() - last_progress_ > options_.external_wait->count()) {
+        FinishAsHang();
+        return;
+      }
+      if (earliest || input) {
+        // Nothing can run until the earliest deadline (sleepers wake in deadline order) or
+        // until input arrives from outside the tree, which is looked for with a growing
+        // interval; and now and then for signals from outside.
+        input_poll_nanos_ = std::clamp<int64_t>(input_poll_nanos_ * 2, 1'000'000, 50'000'000);
+        MonoNanos until = Now() + (input ? input_poll_nanos_ : 100'000'000);
+        if (earliest) until = std::min(until, *earliest);
         if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
         if (PendingStopSignal() || result_) return;
         continue;
@@ -135,6 +165,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   thread.state = ThreadState::kRunning;
   thread.at_seccomp_stop = false;
   running_ = &thread;
+  input_poll_nanos_ = 0;
   if (AnyOtherRunnable(thread)) AdjustTick(true);
   const int signal = thread.pending_signal;
   thread.pending_signal = 0;
@@ -192,12 +223,16 @@ bool Supervisor::CheckHang() {
   running_->state = ThreadState::kExternal;
   running_->at_seccomp_stop = false;
   running_ = nullptr;
+  FinishAsHang();
+  return true;
+}
+
+void Supervisor::FinishAsHang() {
   char seconds[32];
   std::snprintf(seconds, sizeof(seconds), "%g", static_cast<double>(options_.external_wait->count()) / 1e9);
   Finish(search::Outcome::kHang, std::string("every thread waited only on the outside world for longer than ") +
                                      "--external-wait (" + seconds + " s)");
   result_->threads = BuildThreadReports(threads_, futexes_);
-  return true;
 }
 
 }  // namespace chess::supervisor

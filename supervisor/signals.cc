@@ -52,6 +52,7 @@ bool Supervisor::ReleaseThreadsWithPendingSignals() {
     futexes_.Remove(thread->tid);
     thread->deadline.reset();
     thread->waits_for_child = false;
+    thread->waits_for_input = -1;
     thread->result.reset();  // no emulated result: the kernel runs the call
     thread->state = ThreadState::kReady;
     released = true;

@@ -185,8 +185,10 @@ void Supervisor::OnTick() {
   FireDueDeadlines();
   // Interrupting is pointless when no other thread could use the CPU (checked first: it is
   // cheap, and a lone thread is the common case).
+  ReleaseThreadsWithInput();
   const bool others_runnable = AnyOtherRunnable(*running_);
-  AdjustTick(others_runnable);
+  // Input waiters become runnable only when looked at: keep looking often while there are any.
+  AdjustTick(others_runnable || AnyInputWaiter());
   if (!others_runnable) return;
   const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
@@ -324,6 +326,7 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kHypercall: return HypercallHandler();
     case F::kWait: return WaitHandler();
     case F::kSignal: return SignalHandler();
+    case F::kInput: return InputHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

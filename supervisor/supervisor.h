@@ -13,6 +13,7 @@
 #include "search/strategy.h"
 #include "supervisor/clock.h"
 #include "supervisor/event_waiter.h"
+#include "supervisor/fd_probe.h"
 #include "supervisor/execution_result.h"
 #include "supervisor/futex_table.h"
 #include "supervisor/handler.h"
@@ -59,6 +60,11 @@ class Supervisor final : private HandlerServices {
   size_t ProcessesAllowed() override;
   size_t MaxProcesses() override { return options_.max_processes; }
   void SignalSent(pid_t pid, bool thread) override;
+  std::optional<bool> InputReady(const Thread& thread, int fd) override {
+    return fd_probe_.InputReady(thread.process->tgid, fd);
+  }
+  // Threads waiting for input whose descriptor became ready run their call now.
+  bool ReleaseThreadsWithInput();
 
   // Signals (signals.cc).
   bool ReleaseThreadsWithPendingSignals();
@@ -94,6 +100,8 @@ class Supervisor final : private HandlerServices {
   std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();
+  void FinishAsHang();
+  bool AnyInputWaiter() const;
 
   FamilyHandler HandlerFor(seccomp::SyscallFamily family) const;
   MonoNanos Now() const { return clock_.Monotonic(); }
@@ -104,6 +112,8 @@ class Supervisor final : private HandlerServices {
   FutexTable futexes_;
   RealClock clock_;
   EventWaiter waiter_;
+  FdProbe fd_probe_;
+  int64_t input_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")

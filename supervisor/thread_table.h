@@ -83,6 +83,8 @@ struct Thread {
   // Blocked in wait4/waitid until a child of its process changes state; then the kernel runs
   // the call, which reaps without blocking.
   bool waits_for_child = false;
+  // Blocked in a read-like call until this descriptor has something to give (or -1).
+  int waits_for_input = -1;
 
   // Backstop interrupt bookkeeping: a PTRACE_INTERRUPT may be overtaken by another stop.
   enum class Interrupt : uint8_t { kNone, kRequested } interrupt = Interrupt::kNone;

@@ -34,6 +34,7 @@ class FakeServices final : public HandlerServices {
   size_t ProcessesAllowed() override { return 1; }
   size_t MaxProcesses() override { return 1; }
   void SignalSent(pid_t, bool) override {}
+  std::optional<bool> InputReady(const Thread&, int) override { return std::nullopt; }
 
   ThreadTable threads_;
   FutexTable futexes_;
