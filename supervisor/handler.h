@@ -102,6 +102,9 @@ struct FamilyHandler {
   Disposition (*execute)(SyscallContext&);
 };
 
+// The `execute` half of families whose entry never answers kPoint.
+Disposition NoDeferredOperation(SyscallContext& context);
+
 FamilyHandler FutexHandler();
 FamilyHandler CloneHandler();
 FamilyHandler ExitHandler();

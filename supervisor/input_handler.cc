@@ -20,10 +20,8 @@ Disposition InputEntry(SyscallContext& ctx) {
   return ctx.BlockUntil(std::nullopt, 0);
 }
 
-Disposition Unused(SyscallContext&) { return Disposition::Native(); }
-
 }  // namespace
 
-FamilyHandler InputHandler() { return {InputEntry, Unused}; }
+FamilyHandler InputHandler() { return {InputEntry, NoDeferredOperation}; }
 
 }  // namespace chess::supervisor

@@ -9,7 +9,6 @@
 #include <cerrno>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -50,12 +49,8 @@ std::vector<uint64_t> ReadRobustFutexes(pid_t tid, uint64_t head_address) {
 // A leader that exits while its threads live becomes a zombie the kernel will not report
 // until the whole group is gone.
 bool IsZombie(pid_t tgid) {
-  std::ifstream stat("/proc/" + std::to_string(tgid) + "/task/" + std::to_string(tgid) + "/stat");
-  std::string content;
-  if (!std::getline(stat, content)) return true;
-  const size_t paren = content.rfind(')');
-  return paren == std::string::npos || paren + 2 >= content.size() || content[paren + 2] == 'Z' ||
-         content[paren + 2] == 'X';
+  const std::optional<char> state = KernelState(tgid);
+  return !state || *state == 'Z' || *state == 'X';
 }
 
 }  // namespace
@@ -209,8 +204,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   for (const auto& [id, waiter] : threads_.Live()) {
     if (waiter->waits_for_child && waiter->process->tgid == process.parent &&
         waiter->state == ThreadState::kBlocked) {
-      waiter->waits_for_child = false;
-      waiter->state = ThreadState::kReady;
+      ReleaseToKernel(*waiter);
     }
   }
   if (process.tgid != root_pid_) return;

@@ -46,11 +46,9 @@ Disposition HypercallEntry(SyscallContext& ctx) {
 
 Disposition HypercallExecute(SyscallContext&) { return Disposition::Complete(0); }
 
-Disposition Unused(SyscallContext&) { return Disposition::Complete(-ENOSYS); }
-
 }  // namespace
 
-FamilyHandler RefusedHandler() { return {RefusedEntry, Unused}; }
+FamilyHandler RefusedHandler() { return {RefusedEntry, NoDeferredOperation}; }
 FamilyHandler HypercallHandler() { return {HypercallEntry, HypercallExecute}; }
 
 }  // namespace chess::supervisor

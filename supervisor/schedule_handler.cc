@@ -14,8 +14,6 @@ namespace {
 
 Disposition YieldEntry(SyscallContext&) { return Disposition::Yield(0); }
 
-Disposition Unused(SyscallContext&) { return Disposition::Complete(-ENOSYS); }
-
 bool SleepableClock(uint64_t clock) {
   return clock == CLOCK_REALTIME || clock == CLOCK_MONOTONIC || clock == CLOCK_BOOTTIME ||
          clock == CLOCK_TAI;
@@ -76,8 +74,8 @@ Disposition AffinityEntry(SyscallContext& ctx) {
 
 }  // namespace
 
-FamilyHandler YieldHandler() { return {YieldEntry, Unused}; }
-FamilyHandler SleepHandler() { return {SleepEntry, Unused}; }
-FamilyHandler AffinityHandler() { return {AffinityEntry, Unused}; }
+FamilyHandler YieldHandler() { return {YieldEntry, NoDeferredOperation}; }
+FamilyHandler SleepHandler() { return {SleepEntry, NoDeferredOperation}; }
+FamilyHandler AffinityHandler() { return {AffinityEntry, NoDeferredOperation}; }
 
 }  // namespace chess::supervisor

@@ -51,8 +51,7 @@ bool Supervisor::ReleaseThreadsWithInput() {
     if (thread->waits_for_input < 0 || thread->state != ThreadState::kBlocked) continue;
     const std::optional<bool> ready = fd_probe_.InputReady(thread->process->tgid, thread->waits_for_input);
     if (ready && !*ready) continue;
-    thread->waits_for_input = -1;
-    thread->state = ThreadState::kReady;  // no emulated result: the kernel runs the call
+    ReleaseToKernel(*thread);
     released = true;
   }
   return released;

@@ -18,6 +18,15 @@ bool ParkedInEmulatedWait(const Thread& thread) {
 
 }  // namespace
 
+void Supervisor::ReleaseToKernel(Thread& thread) {
+  futexes_.Remove(thread.tid);
+  thread.deadline.reset();
+  thread.waits_for_child = false;
+  thread.waits_for_input = -1;
+  thread.result.reset();  // no emulated result: the kernel runs the call
+  thread.state = ThreadState::kReady;
+}
+
 void Supervisor::SignalSent(pid_t pid, bool thread) {
   if (pid == 0) {
     signal_check_all_ = true;
@@ -49,12 +58,7 @@ bool Supervisor::ReleaseThreadsWithPendingSignals() {
         masks->DeliverableFromProcess() != 0 && !process_signal_taken.count(tgid);
     if (masks->DeliverableToThread() == 0 && !takes_process_signal) continue;
     if (takes_process_signal) process_signal_taken.insert(tgid);
-    futexes_.Remove(thread->tid);
-    thread->deadline.reset();
-    thread->waits_for_child = false;
-    thread->waits_for_input = -1;
-    thread->result.reset();  // no emulated result: the kernel runs the call
-    thread->state = ThreadState::kReady;
+    ReleaseToKernel(*thread);
     released = true;
   }
   signal_checks_.clear();

@@ -66,6 +66,9 @@ class Supervisor final : private HandlerServices {
   // Threads waiting for input whose descriptor became ready run their call now.
   bool ReleaseThreadsWithInput();
 
+  // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
+  void ReleaseToKernel(Thread& thread);
+
   // Signals (signals.cc).
   bool ReleaseThreadsWithPendingSignals();
 

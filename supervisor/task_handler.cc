@@ -95,13 +95,11 @@ Disposition ThreadSetupEntry(SyscallContext& ctx) {
   return Disposition::Native();
 }
 
-Disposition NoDeferredWork(SyscallContext&) { return Disposition::Native(); }
-
 }  // namespace
 
 FamilyHandler CloneHandler() { return {CloneEntry, CloneExecute}; }
 FamilyHandler ExitHandler() { return {ExitEntry, ExitExecute}; }
 FamilyHandler ExecHandler() { return {ExecEntry, ExecExecute}; }
-FamilyHandler ThreadSetupHandler() { return {ThreadSetupEntry, NoDeferredWork}; }
+FamilyHandler ThreadSetupHandler() { return {ThreadSetupEntry, NoDeferredOperation}; }
 
 }  // namespace chess::supervisor

@@ -17,13 +17,17 @@ const char* ThreadStateName(ThreadState state) {
   return "unknown";
 }
 
-bool AsleepInKernel(pid_t tid) {
+std::optional<char> KernelState(pid_t tid) {
   std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
   std::string content;
-  if (!std::getline(stat, content)) return false;
+  if (!std::getline(stat, content)) return std::nullopt;
   const size_t paren = content.rfind(')');  // the command name may contain anything
-  if (paren == std::string::npos || paren + 2 >= content.size()) return false;
-  const char state = content[paren + 2];
+  if (paren == std::string::npos || paren + 2 >= content.size()) return std::nullopt;
+  return content[paren + 2];
+}
+
+bool AsleepInKernel(pid_t tid) {
+  const std::optional<char> state = KernelState(tid);
   return state == 'S' || state == 'D';
 }
 

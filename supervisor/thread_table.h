@@ -28,7 +28,11 @@ enum class ThreadState : uint8_t {
 
 const char* ThreadStateName(ThreadState state);
 
-// True when /proc says the thread sleeps in the kernel ('S' or 'D'): it is not using the CPU.
+// The state letter /proc/TID/stat shows ('R', 'S', 'D', 'Z', …), or nullopt when the task is
+// gone.
+std::optional<char> KernelState(pid_t tid);
+
+// True when the thread sleeps in the kernel ('S' or 'D'): it is not using the CPU.
 bool AsleepInKernel(pid_t tid);
 
 // Nanoseconds on CLOCK_MONOTONIC (the supervisor's time base for every deadline).

@@ -4,9 +4,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include <fstream>
-#include <string>
-
 #include "supervisor/handler.h"
 
 namespace chess::supervisor {
@@ -15,13 +12,9 @@ namespace {
 enum class ChildState { kGone, kRunning, kZombie };
 
 ChildState StateOf(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string content;
-  if (!std::getline(stat, content)) return ChildState::kGone;
-  const size_t paren = content.rfind(')');
-  if (paren == std::string::npos || paren + 2 >= content.size()) return ChildState::kGone;
-  const char state = content[paren + 2];
-  return state == 'Z' || state == 'X' ? ChildState::kZombie : ChildState::kRunning;
+  const std::optional<char> state = KernelState(pid);
+  if (!state) return ChildState::kGone;
+  return *state == 'Z' || *state == 'X' ? ChildState::kZombie : ChildState::kRunning;
 }
 
 Disposition WaitEntry(SyscallContext& ctx) {
@@ -52,10 +45,8 @@ Disposition WaitEntry(SyscallContext& ctx) {
   return ctx.BlockUntil(std::nullopt, 0);
 }
 
-Disposition Unused(SyscallContext&) { return Disposition::Native(); }
-
 }  // namespace
 
-FamilyHandler WaitHandler() { return {WaitEntry, Unused}; }
+FamilyHandler WaitHandler() { return {WaitEntry, NoDeferredOperation}; }
 
 }  // namespace chess::supervisor
