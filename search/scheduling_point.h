@@ -20,6 +20,7 @@ enum class OpKind : uint8_t {
   kInterrupted,   // the backstop stopped a thread that ran a whole slice
   kSignal,        // sends a signal to another task
   kSyncOp,        // announced by the preload shim
+  kIo,            // moves data through a pipe or socket another thread can see
   kSyscall,       // any other trapped syscall that is a scheduling point
 };
 

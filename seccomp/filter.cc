@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -41,8 +42,14 @@ Result<BpfProgram> CompileFilter(std::span<const SyscallRow> table) {
   }
   for (const SyscallRow& row : table) {
     const uint32_t action = SCMP_ACT_TRACE(static_cast<uint16_t>(row.family));
-    if (int rc = seccomp_rule_add(ctx.get(), action, static_cast<int>(row.nr), 0); rc < 0) {
-      return Error{"libseccomp: cannot trap " + std::string(row.name) + ": " + std::strerror(-rc)};
+    const TrapCondition& when = row.when;
+    for (size_t i = 0; i < std::max<size_t>(1, when.value_count); ++i) {
+      const int rc = when.Always()
+          ? seccomp_rule_add(ctx.get(), action, static_cast<int>(row.nr), 0)
+          : seccomp_rule_add(ctx.get(), action, static_cast<int>(row.nr), 1,
+                             SCMP_CMP64(static_cast<unsigned>(when.arg), SCMP_CMP_MASKED_EQ, when.mask,
+                                        when.values[i]));
+      if (rc < 0) return Error{"libseccomp: cannot trap " + std::string(row.name) + ": " + std::strerror(-rc)};
     }
   }
   // libseccomp 2.5 can only export to a file descriptor; a memfd keeps it in memory.

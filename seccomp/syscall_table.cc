@@ -2,6 +2,9 @@
 // its family's handler; nothing else needs to change for the filter.
 #include "seccomp/syscall_table.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -45,6 +48,42 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_recvmsg, "recvmsg", F::kInput, true, {A::kFd, A::kAddr, A::kFlags, _, _, _}},
       {SYS_accept, "accept", F::kInput, true, {A::kFd, A::kAddr, A::kAddr, _, _, _}},
       {SYS_accept4, "accept4", F::kInput, true, {A::kFd, A::kAddr, A::kAddr, A::kFlags, _, _}},
+      {SYS_recvmmsg, "recvmmsg", F::kInput, true, {A::kFd, A::kAddr, A::kInt, A::kFlags, A::kAddr, _}},
+      // Output: pread/pwrite are not here — they need a seekable file, which never blocks.
+      {SYS_write, "write", F::kOutput, true, {A::kFd, A::kAddr, A::kInt, _, _, _}},
+      {SYS_writev, "writev", F::kOutput, true, {A::kFd, A::kAddr, A::kInt, _, _, _}},
+      {SYS_sendto, "sendto", F::kOutput, true, {A::kFd, A::kAddr, A::kInt, A::kFlags, A::kAddr, A::kInt}},
+      {SYS_sendmsg, "sendmsg", F::kOutput, true, {A::kFd, A::kAddr, A::kFlags, _, _, _}},
+      {SYS_sendmmsg, "sendmmsg", F::kOutput, true, {A::kFd, A::kAddr, A::kInt, A::kFlags, _, _}},
+      {SYS_splice, "splice", F::kSplice, true, {A::kFd, A::kAddr, A::kFd, A::kAddr, A::kInt, A::kFlags}},
+      {SYS_tee, "tee", F::kSplice, true, {A::kFd, A::kFd, A::kInt, A::kFlags, _, _}},
+      {SYS_vmsplice, "vmsplice", F::kSplice, true, {A::kFd, A::kAddr, A::kInt, A::kFlags, _, _}},
+      {SYS_sendfile, "sendfile", F::kSplice, true, {A::kFd, A::kFd, A::kAddr, A::kInt, _, _}},
+      // Readiness waits.
+      {SYS_poll, "poll", F::kPoll, true, {A::kAddr, A::kInt, A::kInt, _, _, _}},
+      {SYS_ppoll, "ppoll", F::kPoll, true, {A::kAddr, A::kInt, A::kAddr, A::kAddr, A::kInt, _}},
+      {SYS_select, "select", F::kPoll, true, {A::kInt, A::kAddr, A::kAddr, A::kAddr, A::kAddr, _}},
+      {SYS_pselect6, "pselect6", F::kPoll, true, {A::kInt, A::kAddr, A::kAddr, A::kAddr, A::kAddr, A::kAddr}},
+      {SYS_epoll_wait, "epoll_wait", F::kPoll, true, {A::kFd, A::kAddr, A::kInt, A::kInt, _, _}},
+      {SYS_epoll_pwait, "epoll_pwait", F::kPoll, true, {A::kFd, A::kAddr, A::kInt, A::kInt, A::kAddr, A::kInt}},
+      {SYS_epoll_pwait2, "epoll_pwait2", F::kPoll, true, {A::kFd, A::kAddr, A::kInt, A::kAddr, A::kAddr, A::kInt}},
+      // Locks on files; only the calls that can wait are trapped.
+      {SYS_flock, "flock", F::kFileLock, true, {A::kFd, A::kFlags, _, _, _, _},
+       {1, LOCK_NB | LOCK_UN, {0, 0}, 1}},
+      {SYS_fcntl, "fcntl", F::kFileLock, true, {A::kFd, A::kInt, A::kAddr, _, _, _},
+       {1, 0xffffffff, {F_SETLKW, F_OFD_SETLKW}, 2}},
+      // SysV IPC and POSIX message queues.
+      {SYS_semop, "semop", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, _, _, _}},
+      {SYS_semtimedop, "semtimedop", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, A::kAddr, _, _}},
+      {SYS_msgsnd, "msgsnd", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, A::kFlags, _, _}},
+      {SYS_msgrcv, "msgrcv", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, A::kInt, A::kFlags, _}},
+      {SYS_mq_timedsend, "mq_timedsend", F::kIpc, true, {A::kFd, A::kAddr, A::kInt, A::kInt, A::kAddr, _}},
+      {SYS_mq_timedreceive, "mq_timedreceive", F::kIpc, true, {A::kFd, A::kAddr, A::kInt, A::kAddr, A::kAddr, _}},
+      // Waiting for signals.
+      {SYS_pause, "pause", F::kSignalWait, true, {_, _, _, _, _, _}},
+      {SYS_rt_sigsuspend, "rt_sigsuspend", F::kSignalWait, true, {A::kAddr, A::kInt, _, _, _, _}},
+      {SYS_rt_sigtimedwait, "rt_sigtimedwait", F::kSignalWait, true, {A::kAddr, A::kAddr, A::kAddr, A::kInt, _, _}},
+      {SYS_restart_syscall, "restart_syscall", F::kRestart, true, {_, _, _, _, _, _}},
       {SYS_wait4, "wait4", F::kWait, true, {A::kPid, A::kAddr, A::kFlags, A::kAddr, _, _}},
       {SYS_waitid, "waitid", F::kWait, true, {A::kInt, A::kPid, A::kAddr, A::kFlags, A::kAddr, _}},
       // Scheduling.
@@ -89,8 +128,24 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kSignal: return "signal";
     case F::kInput: return "input";
     case F::kHypercall: return "hypercall";
+    case F::kOutput: return "output";
+    case F::kPoll: return "poll";
+    case F::kSplice: return "splice";
+    case F::kSignalWait: return "signal-wait";
+    case F::kRestart: return "restart";
+    case F::kFileLock: return "file-lock";
+    case F::kIpc: return "ipc";
   }
   return "unknown";
+}
+
+bool TrapCondition::Matches(const uint64_t (&call_args)[6]) const {
+  if (Always()) return true;
+  const uint64_t masked = call_args[arg] & mask;
+  for (size_t i = 0; i < value_count; ++i) {
+    if (masked == values[i]) return true;
+  }
+  return false;
 }
 
 std::span<const SyscallRow> SyscallTable() { return Table(); }

@@ -25,6 +25,13 @@ enum class SyscallFamily : uint16_t {
   kSignal,       // kill, tkill, tgkill, …: the target may have to leave an emulated wait
   kInput,        // read, recv…, accept: disabled while the descriptor has nothing to give
   kHypercall,    // the preload shim's announcements
+  kOutput,       // write, writev, send…: disabled while full; large writes go in pieces
+  kPoll,         // poll, select, epoll_wait…: disabled until a descriptor is ready or time is up
+  kSplice,       // splice, tee, vmsplice, sendfile: both ends must be ready
+  kSignalWait,   // pause, rt_sigsuspend, rt_sigtimedwait: disabled until a signal comes
+  kRestart,      // restart_syscall: the emulated wait a signal interrupted goes on
+  kFileLock,     // flock, fcntl(F_SETLKW): disabled while another holder has the lock
+  kIpc,          // SysV semaphores and message queues, POSIX message queues
 };
 
 std::string_view FamilyName(SyscallFamily family);
@@ -32,12 +39,26 @@ std::string_view FamilyName(SyscallFamily family);
 // How an argument is shown in reports.
 enum class ArgKind : uint8_t { kNone, kInt, kHex, kAddr, kFd, kFutexOp, kFlags, kPid };
 
+// A row that traps only some calls of its syscall: the filter compares one argument, so the
+// calls that cannot block (fcntl(F_GETFL), flock(LOCK_NB)) still cost nothing. The row traps
+// when `(args[arg] & mask)` equals one of `values`.
+struct TrapCondition {
+  int arg = -1;  // -1: always trap
+  uint64_t mask = ~uint64_t{0};
+  std::array<uint64_t, 2> values{};
+  size_t value_count = 0;
+
+  bool Always() const { return arg < 0; }
+  bool Matches(const uint64_t (&call_args)[6]) const;
+};
+
 struct SyscallRow {
   long nr;
   std::string_view name;
   SyscallFamily family;
   bool may_block;  // can leave the thread waiting for another thread or the outside world
   std::array<ArgKind, 6> args;
+  TrapCondition when{};
 };
 
 // Every trapped syscall of the host architecture, sorted by number.

@@ -9,6 +9,51 @@
 
 namespace chess::supervisor {
 
+FdCopy& FdCopy::operator=(FdCopy&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.Release();
+  }
+  return *this;
+}
+
+FdCopy::~FdCopy() {
+  if (fd_ >= 0) close(fd_);
+}
+
+int FdCopy::Release() {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+short FdCopy::Poll(short events) const {
+  pollfd probe{fd_, events, 0};
+  if (poll(&probe, 1, 0) != 1) return 0;
+  return probe.revents;
+}
+
+int FdCopy::StatusFlags() const { return fcntl(fd_, F_GETFL); }
+
+bool FdCopy::Nonblocking() const {
+  const int flags = StatusFlags();
+  return flags >= 0 && (flags & O_NONBLOCK) != 0;
+}
+
+unsigned FdCopy::FileType() const {
+  struct stat st{};
+  if (fstat(fd_, &st) != 0) return 0;
+  return st.st_mode & S_IFMT;
+}
+
+std::optional<int64_t> FdCopy::SocketTimeout(int option) const {
+  timeval timeout{};
+  socklen_t length = sizeof(timeout);
+  if (getsockopt(fd_, SOL_SOCKET, option, &timeout, &length) != 0) return std::nullopt;
+  if (timeout.tv_sec == 0 && timeout.tv_usec == 0) return std::nullopt;
+  return static_cast<int64_t>(timeout.tv_sec) * 1'000'000'000 + static_cast<int64_t>(timeout.tv_usec) * 1000;
+}
+
 FdProbe::~FdProbe() {
   for (const auto& [tgid, pidfd] : pidfds_) close(pidfd);
 }
@@ -28,30 +73,17 @@ void FdProbe::Forget(pid_t tgid) {
   pidfds_.erase(it);
 }
 
-std::optional<bool> FdProbe::InputReady(pid_t tgid, int fd) {
+FdCopy FdProbe::Copy(pid_t tgid, int fd) {
+  if (fd < 0) return FdCopy();
   const int pidfd = PidfdOf(tgid);
-  if (pidfd < 0) return std::nullopt;
-  const int copy = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, fd, 0));
-  if (copy < 0) return std::nullopt;
-  pollfd probe{copy, POLLIN, 0};
-  std::optional<bool> ready;
-  if (poll(&probe, 1, 0) == 1) {
-    ready = true;  // data, EOF (POLLHUP) or an error: the read returns
-  } else if ((fcntl(copy, F_GETFL) & O_NONBLOCK) != 0) {
-    ready = std::nullopt;  // EAGAIN at once
-  } else {
-    ready = false;
-    struct stat st{};
-    timeval timeout{};
-    socklen_t length = sizeof(timeout);
-    if (fstat(copy, &st) == 0 && S_ISSOCK(st.st_mode) &&
-        getsockopt(copy, SOL_SOCKET, SO_RCVTIMEO, &timeout, &length) == 0 &&
-        (timeout.tv_sec != 0 || timeout.tv_usec != 0)) {
-      ready = std::nullopt;  // the kernel's own timeout applies
-    }
-  }
-  close(copy);
-  return ready;
+  if (pidfd < 0) return FdCopy();
+  return FdCopy(static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, fd, 0)));
+}
+
+short FdProbe::Poll(pid_t tgid, int fd, short events) {
+  const FdCopy copy = Copy(tgid, fd);
+  if (!copy) return POLLNVAL;
+  return copy.Poll(events);
 }
 
 }  // namespace chess::supervisor

@@ -1,15 +1,45 @@
-// FdProbe: asks whether a tracee's descriptor would make a read return now, without touching
-// it. A copy taken with pidfd_getfd shares the open file description, so poll() on the copy
-// sees what the tracee would; the copy is closed at once (a held copy of a pipe end would keep
-// the pipe alive).
+// FdProbe: looks at a tracee's descriptors without touching them. A copy taken with
+// pidfd_getfd shares the open file description, so poll() on the copy sees what the tracee
+// would; copies are closed as soon as they are done with (a held copy of a pipe's write end
+// would keep its reader from ever seeing EOF).
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 
 namespace chess::supervisor {
+
+// A copy of one tracee descriptor; closed when it goes out of scope.
+class FdCopy {
+ public:
+  FdCopy() = default;
+  explicit FdCopy(int fd) : fd_(fd) {}
+  FdCopy(FdCopy&& other) noexcept : fd_(other.Release()) {}
+  FdCopy& operator=(FdCopy&& other) noexcept;
+  FdCopy(const FdCopy&) = delete;
+  FdCopy& operator=(const FdCopy&) = delete;
+  ~FdCopy();
+
+  explicit operator bool() const { return fd_ >= 0; }
+  int get() const { return fd_; }
+  int Release();
+
+  // What poll(…, 0) reports for `events` now (POLLERR, POLLHUP and POLLNVAL included).
+  short Poll(short events) const;
+  // The file status flags (O_NONBLOCK, O_ACCMODE…), or -1.
+  int StatusFlags() const;
+  bool Nonblocking() const;
+  // S_IFIFO, S_IFSOCK, S_IFREG… (0 when unknown).
+  unsigned FileType() const;
+  // A socket's SO_RCVTIMEO or SO_SNDTIMEO in nanoseconds when one is set.
+  std::optional<int64_t> SocketTimeout(int option) const;
+
+ private:
+  int fd_ = -1;
+};
 
 class FdProbe {
  public:
@@ -18,9 +48,11 @@ class FdProbe {
   FdProbe& operator=(const FdProbe&) = delete;
   ~FdProbe();
 
-  // nullopt: the descriptor is not open, or the read would not block anyway (O_NONBLOCK, a
-  // socket with a receive timeout): let the kernel answer.
-  std::optional<bool> InputReady(pid_t tgid, int fd);
+  // A copy of descriptor `fd` of process `tgid`; empty when it is not open.
+  FdCopy Copy(pid_t tgid, int fd);
+  // What poll(…, 0) on the tracee's descriptor reports for `events`; POLLNVAL when it is not
+  // open (the kernel would then fail the call at once, so the caller is never kept waiting).
+  short Poll(pid_t tgid, int fd, short events);
   // The process is gone: drop its pidfd.
   void Forget(pid_t tgid);
 

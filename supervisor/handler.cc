@@ -1,5 +1,7 @@
 #include "supervisor/handler.h"
 
+#include <poll.h>
+
 #include "supervisor/invariant.h"
 
 namespace chess::supervisor {
@@ -8,6 +10,23 @@ Disposition NoDeferredOperation(SyscallContext& context) {
   CHESS_CHECK(false, "a family without deferred operations was asked to execute one");
   (void)context;
   return Disposition::Native();
+}
+
+bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait) {
+  for (const FdInterest& interest : wait.fds) {
+    const short revents = probe.Poll(tgid, interest.fd, interest.events);
+    const bool ready = (revents & (interest.events | POLLERR | POLLHUP | POLLNVAL)) != 0;
+    if (ready && !wait.needs_all) return true;
+    if (!ready && wait.needs_all) return false;
+  }
+  return wait.needs_all;
+}
+
+Disposition RunWhenFdsReady(SyscallContext& context) {
+  Thread& thread = context.thread;
+  CHESS_CHECK(thread.io_wait.has_value(), "a wait on descriptors without descriptors");
+  if (IoWaitReady(context.services.Fds(), thread.process->tgid, *thread.io_wait)) return Disposition::Native();
+  return Disposition::Block();
 }
 
 }  // namespace chess::supervisor

@@ -10,6 +10,7 @@
 #include "search/outcome.h"
 #include "search/scheduling_point.h"
 #include "supervisor/clock.h"
+#include "supervisor/fd_probe.h"
 #include "supervisor/futex_table.h"
 #include "supervisor/remote_memory.h"
 #include "supervisor/thread_table.h"
@@ -22,11 +23,13 @@ struct Disposition {
     kNative,    // the kernel runs the syscall; the thread keeps running
     kPoint,     // a visible operation: the thread parks; the op runs when it is picked
     kBlock,     // the thread now waits (its queue entry and deadline are already recorded)
-    kYield,     // emulated with `value`; the thread asks to let others run
+    kYield,     // emulated with `value` (or run by the kernel); the thread lets others run first
+    kNativeThenExit,  // the kernel runs the syscall; the handler's on_exit sees its result
   };
   Kind kind = Kind::kNative;
   int64_t value = 0;
   bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
+  bool native = false;             // kYield: no emulated value, the kernel runs the call
   search::OpKind op = search::OpKind::kSyscall;
   uint64_t resource = 0;
   bool is_write = false;
@@ -39,8 +42,19 @@ struct Disposition {
     d.registers_changed = true;
     return d;
   }
+  static Disposition NativeThenExit() {
+    Disposition d{Kind::kNativeThenExit};
+    d.registers_changed = true;
+    return d;
+  }
   static Disposition Block() { return {Kind::kBlock}; }
   static Disposition Yield(int64_t value) { return {Kind::kYield, value}; }
+  // Lets others run first, then the kernel runs the call (a poll with a zero timeout).
+  static Disposition YieldThenNative() {
+    Disposition d{Kind::kYield};
+    d.native = true;
+    return d;
+  }
   static Disposition Point(search::OpKind op, uint64_t resource, bool is_write = false,
                            bool is_release = false) {
     Disposition d{Kind::kPoint};
@@ -66,9 +80,8 @@ class HandlerServices {
   // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
   // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
   virtual void SignalSent(pid_t pid, bool thread) = 0;
-  // Whether `fd` of the thread's process would make a read return now (data, EOF, an error, a
-  // connection to accept); nullopt when that cannot be told (the call then runs natively).
-  virtual std::optional<bool> InputReady(const Thread& thread, int fd) = 0;
+  // The thread's descriptors, looked at without touching them.
+  virtual FdProbe& Fds() = 0;
   // Ends the execution now with `outcome` (a limit the user set was exceeded).
   virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
   // How many more processes the tree may create, and the limit (--max-processes).
@@ -82,28 +95,55 @@ class HandlerServices {
 struct SyscallContext {
   Thread& thread;
   HandlerServices& services;
+  // restart_syscall: the wait a signal interrupted goes on until the deadline it had.
+  std::optional<MonoNanos> deadline_override = std::nullopt;
 
   uint64_t Arg(int i) const { return thread.call.args[i]; }
   RemoteMemory Memory() const { return RemoteMemory(thread.tid); }
+  FdCopy CopyFd(int fd) const { return services.Fds().Copy(thread.process->tgid, fd); }
 
   // Records that the caller waits, until woken or until `deadline` (then it returns
-  // `timeout_result`).
+  // `timeout_result`, or the family's on_timeout decides).
   Disposition BlockUntil(std::optional<MonoNanos> deadline, int64_t timeout_result) {
     thread.deadline = deadline;
     thread.deadline_result = timeout_result;
     return Disposition::Block();
   }
+  // The call waits on descriptors: its deferred operation (RunWhenFdsReady) looks whether
+  // they are ready when the thread is picked. `deadline` counts from now.
+  Disposition AwaitFds(IoWait wait, std::optional<MonoNanos> deadline = std::nullopt,
+                       int64_t timeout_result = 0, uint64_t resource = 0, bool is_write = false) {
+    thread.io_wait = std::move(wait);
+    thread.deadline = deadline;
+    thread.deadline_result = timeout_result;
+    return Disposition::Point(search::OpKind::kIo, resource, is_write);
+  }
 };
 
-// One entry per syscall family; `execute` runs a deferred visible operation (kPoint) once the
-// scheduler picks the thread, and may itself answer kBlock.
-struct FamilyHandler {
-  Disposition (*on_entry)(SyscallContext&);
-  Disposition (*execute)(SyscallContext&);
-};
+// Whether the descriptors of `wait` are ready now: any of them, or all with needs_all.
+bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait);
+
+// The deferred half of a call that waits on descriptors (see AwaitFds): the kernel runs it if
+// they are ready now; otherwise the thread is disabled until they are, or its deadline.
+Disposition RunWhenFdsReady(SyscallContext& ctx);
 
 // The `execute` half of families whose entry never answers kPoint.
 Disposition NoDeferredOperation(SyscallContext& context);
+
+// One entry per syscall family. `execute` runs a deferred visible operation (kPoint) once the
+// scheduler picks the thread, and may itself answer kBlock. `on_exit` runs at the syscall-exit
+// stop a kNativeThenExit asked for: it answers kComplete (the call returns that), or kBlock
+// (the thread stays inside the call: its registers were rewound to re-enter it when ready).
+// `on_timeout` runs when a blocked thread's deadline passes; without it the call returns the
+// result BlockUntil recorded. `ready` tells whether a thread that waits for an object
+// (waits_for_object) could go on now; its `execute` then runs again.
+struct FamilyHandler {
+  Disposition (*on_entry)(SyscallContext&);
+  Disposition (*execute)(SyscallContext&) = NoDeferredOperation;
+  Disposition (*on_exit)(SyscallContext&) = nullptr;
+  Disposition (*on_timeout)(SyscallContext&) = nullptr;
+  bool (*ready)(SyscallContext&) = nullptr;
+};
 
 FamilyHandler FutexHandler();
 FamilyHandler CloneHandler();
@@ -118,5 +158,12 @@ FamilyHandler HypercallHandler();
 FamilyHandler WaitHandler();
 FamilyHandler SignalHandler();
 FamilyHandler InputHandler();
+FamilyHandler OutputHandler();
+FamilyHandler PollHandler();
+FamilyHandler SpliceHandler();
+FamilyHandler SignalWaitHandler();
+FamilyHandler RestartHandler();
+FamilyHandler FileLockHandler();
+FamilyHandler IpcHandler();
 
 }  // namespace chess::supervisor

@@ -1,27 +1,59 @@
-// read, readv, recvfrom, recvmsg, accept, accept4: a thread whose descriptor has nothing to give
-// is disabled at once, instead of sleeping in the kernel while every other thread waits for the
-// watchdog. When the descriptor becomes ready the kernel runs the call, which then returns.
+// read, readv, recvfrom, recvmsg, recvmmsg, accept, accept4: a thread whose descriptor has
+// nothing to give is disabled at once, instead of sleeping in the kernel while every other
+// thread waits for the watchdog. When the descriptor becomes ready the kernel runs the call,
+// which then returns. A stream receive with MSG_WAITALL is carried out in pieces.
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "supervisor/handler.h"
+#include <cerrno>
+
+#include "supervisor/transfer.h"
 
 namespace chess::supervisor {
 namespace {
 
+uint64_t MessageFlags(const SyscallContext& ctx) {
+  switch (ctx.thread.call.nr) {
+    case SYS_recvfrom:
+    case SYS_recvmmsg: return ctx.Arg(3);
+    case SYS_recvmsg: return ctx.Arg(2);
+    default: return 0;
+  }
+}
+
 Disposition InputEntry(SyscallContext& ctx) {
-  const int64_t nr = ctx.thread.call.nr;
-  const uint64_t flags = nr == SYS_recvfrom ? ctx.Arg(3) : nr == SYS_recvmsg ? ctx.Arg(2) : 0;
+  if (ReentersTransfer(ctx.thread)) return Disposition::Point(search::OpKind::kIo, ctx.Arg(0));
+  const uint64_t flags = MessageFlags(ctx);
   if (flags & MSG_DONTWAIT) return Disposition::Native();
   const int fd = static_cast<int>(ctx.Arg(0));
-  const std::optional<bool> ready = ctx.services.InputReady(ctx.thread, fd);
-  if (!ready || *ready) return Disposition::Native();
-  ctx.thread.waits_for_input = fd;
-  return ctx.BlockUntil(std::nullopt, 0);
+  const FdCopy copy = ctx.CopyFd(fd);
+  if (!copy || copy.Nonblocking()) return Disposition::Native();  // EBADF, or EAGAIN at once
+  const unsigned type = copy.FileType();
+  if (type == S_IFREG || type == S_IFDIR || type == S_IFBLK) return Disposition::Native();
+  if (type == S_IFSOCK && ctx.thread.call.nr == SYS_recvfrom && (flags & MSG_WAITALL)) {
+    // All of it or nothing: the kernel would sleep between segments.
+    StartTransfer(ctx, fd);
+    return Disposition::Point(search::OpKind::kIo, static_cast<uint64_t>(fd));
+  }
+  // A socket's own receive timeout becomes the wait's deadline: recv then fails with EAGAIN.
+  std::optional<MonoNanos> deadline;
+  if (type == S_IFSOCK) {
+    if (auto timeout = copy.SocketTimeout(SO_RCVTIMEO)) deadline = ctx.services.Time().Monotonic() + *timeout;
+  }
+  return ctx.AwaitFds(IoWait{{{fd, POLLIN}}}, deadline, -EAGAIN, static_cast<uint64_t>(fd));
+}
+
+Disposition InputExecute(SyscallContext& ctx) {
+  return ctx.thread.transfer ? RunTransferPiece(ctx) : RunWhenFdsReady(ctx);
 }
 
 }  // namespace
 
-FamilyHandler InputHandler() { return {InputEntry, NoDeferredOperation}; }
+FamilyHandler InputHandler() {
+  return {.on_entry = InputEntry, .execute = InputExecute, .on_exit = FinishTransferPiece,
+          .on_timeout = TransferTimedOut};
+}
 
 }  // namespace chess::supervisor

@@ -15,6 +15,7 @@
 #include "supervisor/futex_key.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/transfer.h"
 
 namespace chess::supervisor {
 namespace {
@@ -139,8 +140,8 @@ void Supervisor::OnExitEvent(Thread& thread) {
   if (thread.robust_list != 0) thread.robust_futexes = ReadRobustFutexes(thread.tid, thread.robust_list);
   const bool group_exit = !thread.called_exit || thread.call.nr == SYS_exit_group;
   if (group_exit) thread.process->dying = true;
-  futexes_.Remove(thread.tid);
-  thread.deadline.reset();
+  ClearWait(thread);
+  DropTransfer(thread);
   const bool was_running = running_ == &thread;
   thread.state = ThreadState::kExiting;
   if (was_running) {
@@ -172,8 +173,8 @@ void Supervisor::OnExitEvent(Thread& thread) {
 void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   Process& process = *thread.process;
   if (thread.state != ThreadState::kDead) {
-    futexes_.Remove(thread.tid);
-    thread.deadline.reset();
+    ClearWait(thread);
+    DropTransfer(thread);
     ReplayExitWakes(thread);
     threads_.MarkDead(thread);
   }

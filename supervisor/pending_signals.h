@@ -1,4 +1,5 @@
-// Reads which signals a thread has pending and blocked, from /proc/TID/status.
+// Which signals a thread has pending, blocked, ignored and caught, from /proc/TID/status, and
+// which of them would end a wait.
 #pragma once
 
 #include <sys/types.h>
@@ -6,15 +7,26 @@
 #include <cstdint>
 #include <optional>
 
+#include "supervisor/thread_table.h"
+
 namespace chess::supervisor {
 
 struct SignalMasks {
   uint64_t thread_pending = 0;   // SigPnd: sent to this thread
   uint64_t process_pending = 0;  // ShdPnd: sent to its process, any thread may take it
   uint64_t blocked = 0;          // SigBlk
+  uint64_t ignored = 0;          // SigIgn
+  uint64_t caught = 0;           // SigCgt: a handler is installed
 
-  uint64_t DeliverableToThread() const { return thread_pending & ~blocked; }
-  uint64_t DeliverableFromProcess() const { return process_pending & ~blocked; }
+  // Signals that, taken now, would interrupt a wait: not blocked (under `wait`'s own mask when
+  // it has one), and not discarded on delivery for being ignored — a traced thread keeps even
+  // ignored signals pending, which natively would never have woken it — or awaited by
+  // sigtimedwait, blocked or not.
+  uint64_t WakingFromThread(const SignalWait* wait) const { return Waking(thread_pending, wait); }
+  uint64_t WakingFromProcess(const SignalWait* wait) const { return Waking(process_pending, wait); }
+
+ private:
+  uint64_t Waking(uint64_t pending, const SignalWait* wait) const;
 };
 
 std::optional<SignalMasks> ReadSignalMasks(pid_t tid);

@@ -30,6 +30,8 @@ bool Resume(pid_t tid, int signal) {
   return Call(PTRACE_CONT, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
 }
 
+bool ResumeToSyscallExit(pid_t tid) { return Call(PTRACE_SYSCALL, tid, nullptr, nullptr) == 0; }
+
 bool Interrupt(pid_t tid) { return Call(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0; }
 
 bool GetRegisters(pid_t tid, Registers& regs) {

@@ -21,6 +21,8 @@ long TraceOptions();
 int Seize(pid_t pid);
 
 bool Resume(pid_t tid, int signal = 0);
+// Resumes a thread at a seccomp stop so that it stops again when the syscall returns.
+bool ResumeToSyscallExit(pid_t tid);
 bool Interrupt(pid_t tid);
 bool GetRegisters(pid_t tid, Registers& regs);
 bool SetRegisters(pid_t tid, const Registers& regs);

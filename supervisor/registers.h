@@ -29,6 +29,27 @@ class Registers {
   uint64_t Ip() const { return regs_.rip; }
   uint64_t Sp() const { return regs_.rsp; }
 
+  void SetArg(int i, uint64_t value) {
+    switch (i) {
+      case 0: regs_.rdi = value; break;
+      case 1: regs_.rsi = value; break;
+      case 2: regs_.rdx = value; break;
+      case 3: regs_.r10 = value; break;
+      case 4: regs_.r8 = value; break;
+      default: regs_.r9 = value; break;
+    }
+  }
+  // At a seccomp stop: the kernel runs syscall `nr` instead of the one the thread made.
+  void SetSyscallNr(int64_t nr) { regs_.orig_rax = static_cast<uint64_t>(nr); }
+  // At a syscall-exit stop: what the call returns.
+  void SetReturn(int64_t value) { regs_.rax = static_cast<uint64_t>(value); }
+  // At a syscall-exit stop: back onto the `syscall` instruction (2 bytes), so that resuming
+  // makes syscall `nr` again with the argument registers as they are.
+  void RewindToSyscall(int64_t nr) {
+    regs_.rip -= 2;
+    regs_.rax = static_cast<uint64_t>(nr);
+  }
+
   // Makes the kernel skip the syscall at this seccomp stop and return `value` instead.
   void SetSyscallResult(int64_t value) {
     regs_.orig_rax = static_cast<uint64_t>(-1);

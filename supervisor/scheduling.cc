@@ -40,45 +40,38 @@ void Supervisor::FireDueDeadlines() {
   const MonoNanos now = Now();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || !thread->deadline || *thread->deadline > now) continue;
-    const int64_t result = thread->deadline_result;
-    Wake(*thread, result);
+    const FamilyHandler handler = HandlerFor(thread->call.family);
+    if (handler.on_timeout == nullptr) {
+      Wake(*thread, thread->deadline_result);
+      continue;
+    }
+    SyscallContext context{*thread, *this};
+    const Disposition disposition = handler.on_timeout(context);
+    if (disposition.kind == Disposition::Kind::kComplete) {
+      Wake(*thread, disposition.value);
+      continue;
+    }
+    CHESS_CHECK(disposition.kind == Disposition::Kind::kNative, "on_timeout answered neither complete nor native");
+    // The kernel runs the call, changed so that it returns at once.
+    ClearWait(*thread);
+    thread->registers_dirty = thread->registers_dirty || disposition.registers_changed;
+    thread->state = ThreadState::kReady;
   }
-}
-
-bool Supervisor::ReleaseThreadsWithInput() {
-  bool released = false;
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->waits_for_input < 0 || thread->state != ThreadState::kBlocked) continue;
-    const std::optional<bool> ready = fd_probe_.InputReady(thread->process->tgid, thread->waits_for_input);
-    if (ready && !*ready) continue;
-    ReleaseToKernel(*thread);
-    released = true;
-  }
-  return released;
-}
-
-bool Supervisor::AnyInputWaiter() const {
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->waits_for_input >= 0 && thread->state == ThreadState::kBlocked) return true;
-  }
-  return false;
 }
 
 void Supervisor::ScheduleNext() {
   for (;;) {
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
-    ReleaseThreadsWithInput();
+    ReleaseReadyWaiters();
     const std::vector<search::ThreadId> enabled = EnabledThreads();
     if (enabled.empty()) {
       std::optional<MonoNanos> earliest;
       bool dying = false;
-      bool input = false;
       for (const auto& [id, thread] : threads_.Live()) {
         if (thread->state == ThreadState::kBlocked && thread->deadline) {
           earliest = std::min(earliest.value_or(*thread->deadline), *thread->deadline);
         }
-        input = input || (thread->waits_for_input >= 0 && thread->state == ThreadState::kBlocked);
         dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
                 thread->in_vfork;
       }
@@ -94,16 +87,17 @@ void Supervisor::ScheduleNext() {
         if (PendingStopSignal() || result_) return;
         continue;
       }
-      if (input && options_.external_wait && Now() - last_progress_ > options_.external_wait->count()) {
+      const bool outside = AnyWaiterOnOutside();
+      if (outside && options_.external_wait && Now() - last_progress_ > options_.external_wait->count()) {
         FinishAsHang();
         return;
       }
-      if (earliest || input) {
+      if (earliest || outside) {
         // Nothing can run until the earliest deadline (sleepers wake in deadline order) or
-        // until input arrives from outside the tree, which is looked for with a growing
+        // until the outside world does something, which is looked for with a growing
         // interval; and now and then for signals from outside.
-        input_poll_nanos_ = std::clamp<int64_t>(input_poll_nanos_ * 2, 1'000'000, 50'000'000);
-        MonoNanos until = Now() + (input ? input_poll_nanos_ : 100'000'000);
+        outside_poll_nanos_ = std::clamp<int64_t>(outside_poll_nanos_ * 2, 1'000'000, 50'000'000);
+        MonoNanos until = Now() + (outside ? outside_poll_nanos_ : 100'000'000);
         if (earliest) until = std::min(until, *earliest);
         if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
         if (PendingStopSignal() || result_) return;
@@ -133,42 +127,52 @@ void Supervisor::ScheduleNext() {
 }
 
 bool Supervisor::Dispatch(Thread& thread) {
+  bool to_syscall_exit = false;
   if (thread.op_pending) {
     thread.op_pending = false;
     SyscallContext context{thread, *this};
     const Disposition disposition = HandlerFor(thread.call.family).execute(context);
+    if (disposition.kind == Disposition::Kind::kBlock) {
+      // It turned out to wait: a free switch to someone else.
+      thread.state = ThreadState::kBlocked;
+      last_ = &thread;
+      last_stop_ = search::StopReason::kBlocked;
+      return false;
+    }
+    ClearWait(thread);
     switch (disposition.kind) {
       case Disposition::Kind::kComplete:
       case Disposition::Kind::kYield:
         thread.result = disposition.value;
         break;
       case Disposition::Kind::kNative:
-        if (disposition.registers_changed) ptrace::SetRegisters(thread.tid, thread.regs);
+        thread.registers_dirty = thread.registers_dirty || disposition.registers_changed;
         break;
-      case Disposition::Kind::kBlock:
-        // It turned out to wait: a free switch to someone else.
-        thread.state = ThreadState::kBlocked;
-        last_ = &thread;
-        last_stop_ = search::StopReason::kBlocked;
-        return false;
-      case Disposition::Kind::kPoint:
+      case Disposition::Kind::kNativeThenExit:
+        thread.registers_dirty = true;
+        to_syscall_exit = true;
+        break;
+      default:
         CHESS_CHECK(false, "a deferred operation asked for another scheduling point");
     }
   }
-  if (thread.result) {
-    CompleteSyscall(thread, *thread.result);
-    thread.result.reset();
-  }
+  FlushRegisters(thread);
   // The slice restarts on a switch and after a yield, never merely at a scheduling point.
   if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = Now();
   thread.state = ThreadState::kRunning;
   thread.at_seccomp_stop = false;
+  thread.at_syscall_exit = false;
   running_ = &thread;
-  input_poll_nanos_ = 0;
+  outside_poll_nanos_ = 0;
   if (AnyOtherRunnable(thread)) AdjustTick(true);
   const int signal = thread.pending_signal;
   thread.pending_signal = 0;
-  ptrace::Resume(thread.tid, signal);  // if it died meanwhile, its death event follows
+  // If it died meanwhile, its death event follows.
+  if (to_syscall_exit) {
+    ptrace::ResumeToSyscallExit(thread.tid);
+  } else {
+    ptrace::Resume(thread.tid, signal);
+  }
   return true;
 }
 
@@ -183,10 +187,27 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
 }
 
 void Supervisor::CompleteSyscall(Thread& thread, int64_t value) {
-  // With orig_rax = -1 the kernel skips the syscall and leaves rax to the supervisor.
-  if (!thread.at_seccomp_stop) return;
-  thread.regs.SetSyscallResult(value);
+  if (thread.at_seccomp_stop) {
+    // With orig_rax = -1 the kernel skips the syscall and leaves rax to the supervisor.
+    thread.regs.SetSyscallResult(value);
+  } else if (thread.at_syscall_exit) {
+    thread.regs.SetReturn(value);
+  } else {
+    return;
+  }
   ptrace::SetRegisters(thread.tid, thread.regs);
+  thread.registers_dirty = false;
+}
+
+void Supervisor::FlushRegisters(Thread& thread) {
+  if (thread.result) {
+    CompleteSyscall(thread, *thread.result);
+    thread.result.reset();
+  }
+  if (thread.registers_dirty) {
+    ptrace::SetRegisters(thread.tid, thread.regs);
+    thread.registers_dirty = false;
+  }
 }
 
 void Supervisor::Finish(search::Outcome outcome, std::string message) {

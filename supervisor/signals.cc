@@ -1,10 +1,11 @@
 // Signals for parked threads. The kernel does not deliver a signal to a thread stopped by its
-// tracer; a thread parked in an emulated wait (futex, sleep, wait4) would hold a pending signal
-// until its wait ended, or forever. Such a thread is released to run its real syscall instead:
-// the kernel then sees the signal and applies its own rules (EINTR, SA_RESTART, default
-// actions), and a restarted call comes back through the filter.
+// tracer; a thread parked in an emulated wait (futex, sleep, wait4, a read…) would hold a
+// pending signal until its wait ended, or forever. Such a thread is released to run its real
+// syscall instead: the kernel then sees the signal and applies its own rules (EINTR,
+// SA_RESTART, default actions), and a restarted call comes back through the filter.
 #include "supervisor/pending_signals.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/transfer.h"
 
 namespace chess::supervisor {
 namespace {
@@ -12,18 +13,35 @@ namespace {
 constexpr MonoNanos kSignalScanInterval = 100'000'000;  // for signals from outside the tree
 
 bool ParkedInEmulatedWait(const Thread& thread) {
-  return thread.state == ThreadState::kBlocked && thread.at_seccomp_stop && !thread.in_vfork &&
-         !thread.process->dying;
+  return thread.state == ThreadState::kBlocked && (thread.at_seccomp_stop || thread.at_syscall_exit) &&
+         !thread.in_vfork && !thread.process->dying;
+}
+
+// Timed waits the kernel continues with restart_syscall when a signal interrupts them without
+// a handler that returns EINTR.
+bool RestartsWithRestartSyscall(seccomp::SyscallFamily family) {
+  using F = seccomp::SyscallFamily;
+  return family == F::kSleep || family == F::kFutex || family == F::kPoll;
 }
 
 }  // namespace
 
-void Supervisor::ReleaseToKernel(Thread& thread) {
+void Supervisor::ClearWait(Thread& thread) {
   futexes_.Remove(thread.tid);
   thread.deadline.reset();
   thread.waits_for_child = false;
-  thread.waits_for_input = -1;
+  thread.io_wait.reset();
+  thread.waits_for_object = false;
+  thread.signal_wait.reset();
+}
+
+void Supervisor::ReleaseToKernel(Thread& thread) {
+  if (thread.at_seccomp_stop && thread.deadline && RestartsWithRestartSyscall(thread.call.family)) {
+    thread.restartable = Thread::Restartable{thread.call, thread.deadline, thread.deadline_result};
+  }
+  ClearWait(thread);
   thread.result.reset();  // no emulated result: the kernel runs the call
+  AbandonTransfer(thread);  // …or returns what a transfer moved so far
   thread.state = ThreadState::kReady;
 }
 
@@ -53,10 +71,10 @@ bool Supervisor::ReleaseThreadsWithPendingSignals() {
     if (!ParkedInEmulatedWait(*thread) || (!signal_check_all_ && !signal_checks_.count(tgid))) continue;
     auto masks = ReadSignalMasks(thread->tid);
     if (!masks) continue;
-    // A process-directed signal needs one thread that does not block it; the first will do.
-    const bool takes_process_signal =
-        masks->DeliverableFromProcess() != 0 && !process_signal_taken.count(tgid);
-    if (masks->DeliverableToThread() == 0 && !takes_process_signal) continue;
+    const SignalWait* wait = thread->signal_wait ? &*thread->signal_wait : nullptr;
+    // A process-directed signal needs one thread that takes it; the first will do.
+    const bool takes_process_signal = masks->WakingFromProcess(wait) != 0 && !process_signal_taken.count(tgid);
+    if (masks->WakingFromThread(wait) == 0 && !takes_process_signal) continue;
     if (takes_process_signal) process_signal_taken.insert(tgid);
     ReleaseToKernel(*thread);
     released = true;

@@ -1,6 +1,7 @@
 #include "supervisor/supervisor.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "seccomp/filter.h"
 #include "supervisor/invariant.h"
 #include "supervisor/thread_report.h"
+#include "supervisor/transfer.h"
 
 namespace chess::supervisor {
 
@@ -144,8 +146,11 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
     case ptrace::StopKind::kSignal:
       OnSignalStop(*thread, event.value);
       break;
-    case ptrace::StopKind::kGroupStop:
     case ptrace::StopKind::kSyscallTrap:
+      // Only asked for by kNativeThenExit, from a seccomp stop: the call's exit.
+      OnSyscallExitStop(*thread);
+      break;
+    case ptrace::StopKind::kGroupStop:
       // Job-control stops are not modelled yet: the thread simply continues.
       if (thread == running_) ptrace::Resume(thread->tid);
       break;
@@ -185,10 +190,10 @@ void Supervisor::OnTick() {
   FireDueDeadlines();
   // Interrupting is pointless when no other thread could use the CPU (checked first: it is
   // cheap, and a lone thread is the common case).
-  ReleaseThreadsWithInput();
+  ReleaseReadyWaiters();
   const bool others_runnable = AnyOtherRunnable(*running_);
-  // Input waiters become runnable only when looked at: keep looking often while there are any.
-  AdjustTick(others_runnable || AnyInputWaiter());
+  // Waiters on the outside become runnable only when looked at: look often while there are any.
+  AdjustTick(others_runnable || AnyWaiterOnOutside());
   if (!others_runnable) return;
   const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
@@ -205,8 +210,21 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
   last_progress_ = Now();
   thread.at_seccomp_stop = true;
+  thread.at_syscall_exit = false;
   thread.call.nr = thread.regs.SyscallNr();
   for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);
+  // A new call: whatever the thread waited for before is over (it was woken to make it).
+  thread.deadline.reset();
+  thread.io_wait.reset();
+  thread.waits_for_object = false;
+  thread.signal_wait.reset();
+  if (thread.call.nr != SYS_restart_syscall) thread.restartable.reset();
+  if (thread.transfer && !ReentersTransfer(thread)) thread.transfer.reset();
+  if (thread.native_once) {
+    thread.native_once = false;
+    Apply(thread, Disposition::Native());
+    return;
+  }
   const seccomp::SyscallRow* row = seccomp::FindSyscall(thread.call.nr);
   if (row == nullptr) {
     // Not ours: a filter the program installed itself asked for a tracer with RET_TRACE.
@@ -227,9 +245,16 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       ptrace::Resume(thread.tid);
       return;
     case Disposition::Kind::kNative:
-      if (disposition.registers_changed) ptrace::SetRegisters(thread.tid, thread.regs);
+      if (disposition.registers_changed || thread.registers_dirty) ptrace::SetRegisters(thread.tid, thread.regs);
+      thread.registers_dirty = false;
       thread.at_seccomp_stop = false;
       ptrace::Resume(thread.tid);
+      return;
+    case Disposition::Kind::kNativeThenExit:
+      ptrace::SetRegisters(thread.tid, thread.regs);
+      thread.registers_dirty = false;
+      thread.at_seccomp_stop = false;
+      ptrace::ResumeToSyscallExit(thread.tid);
       return;
     case Disposition::Kind::kPoint:
       thread.op_pending = true;
@@ -244,7 +269,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       Park(thread, search::StopReason::kBlocked);
       return;
     case Disposition::Kind::kYield:
-      thread.result = disposition.value;
+      if (!disposition.native) thread.result = disposition.value;
       thread.state = ThreadState::kReady;
       thread.point = {thread.id, search::OpKind::kYield};
       Park(thread, search::StopReason::kYielded);
@@ -277,6 +302,35 @@ void Supervisor::OnInterruptStop(Thread& thread) {
   Park(thread, search::StopReason::kYielded);
 }
 
+void Supervisor::OnSyscallExitStop(Thread& thread) {
+  CHESS_CHECK(&thread == running_, "syscall-exit stop of a thread that was not running");
+  if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
+  last_progress_ = Now();
+  thread.at_syscall_exit = true;
+  SyscallContext context{thread, *this};
+  const FamilyHandler handler = HandlerFor(thread.call.family);
+  CHESS_CHECK(handler.on_exit != nullptr, "a syscall-exit stop for a family without on_exit");
+  const Disposition disposition = handler.on_exit(context);
+  switch (disposition.kind) {
+    case Disposition::Kind::kComplete:
+      CompleteSyscall(thread, disposition.value);
+      break;
+    case Disposition::Kind::kNative:
+      if (disposition.registers_changed) ptrace::SetRegisters(thread.tid, thread.regs);
+      break;
+    case Disposition::Kind::kBlock:
+      // Stays inside the call; its rewound registers are stored when it resumes.
+      thread.registers_dirty = true;
+      thread.state = ThreadState::kBlocked;
+      Park(thread, search::StopReason::kBlocked);
+      return;
+    default:
+      CHESS_CHECK(false, "on_exit answered something other than complete, native or block");
+  }
+  thread.at_syscall_exit = false;
+  ptrace::Resume(thread.tid);
+}
+
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
@@ -287,8 +341,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
 }
 
 void Supervisor::Wake(Thread& thread, int64_t result) {
-  futexes_.Remove(thread.tid);
-  thread.deadline.reset();
+  ClearWait(thread);
   if (thread.state != ThreadState::kBlocked) return;
   thread.state = ThreadState::kReady;
   thread.result = result;
@@ -327,6 +380,13 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kWait: return WaitHandler();
     case F::kSignal: return SignalHandler();
     case F::kInput: return InputHandler();
+    case F::kOutput: return OutputHandler();
+    case F::kPoll: return PollHandler();
+    case F::kSplice: return SpliceHandler();
+    case F::kSignalWait: return SignalWaitHandler();
+    case F::kRestart: return RestartHandler();
+    case F::kFileLock: return FileLockHandler();
+    case F::kIpc: return IpcHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

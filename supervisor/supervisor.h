@@ -60,14 +60,20 @@ class Supervisor final : private HandlerServices {
   size_t ProcessesAllowed() override;
   size_t MaxProcesses() override { return options_.max_processes; }
   void SignalSent(pid_t pid, bool thread) override;
-  std::optional<bool> InputReady(const Thread& thread, int fd) override {
-    return fd_probe_.InputReady(thread.process->tgid, fd);
-  }
-  // Threads waiting for input whose descriptor became ready run their call now.
-  bool ReleaseThreadsWithInput();
+  FdProbe& Fds() override { return fd_probe_; }
+
+  // Threads waiting on descriptors or objects that could now go on become ready: their
+  // operation runs again when they are picked (io.cc).
+  bool ReleaseReadyWaiters();
+  // Whether a blocked thread waits on the outside world: input from outside the tree, a
+  // signal. Such waits never make a deadlock.
+  bool WaitsOnOutside(const Thread& thread) const;
+  bool AnyWaiterOnOutside() const;
 
   // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
   void ReleaseToKernel(Thread& thread);
+  // Forgets everything the thread waited for.
+  void ClearWait(Thread& thread);
 
   // Signals (signals.cc).
   bool ReleaseThreadsWithPendingSignals();
@@ -82,6 +88,7 @@ class Supervisor final : private HandlerServices {
   std::vector<ThreadReport> SnapshotThreads();
   void OnSeccompStop(Thread& thread);
   void OnInterruptStop(Thread& thread);
+  void OnSyscallExitStop(Thread& thread);
   void OnSignalStop(Thread& thread, int signal);
   void Apply(Thread& thread, const Disposition& disposition);
 
@@ -104,7 +111,8 @@ class Supervisor final : private HandlerServices {
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();
   void FinishAsHang();
-  bool AnyInputWaiter() const;
+  // Stores a parked thread's result or edited registers, as its stop allows.
+  void FlushRegisters(Thread& thread);
 
   FamilyHandler HandlerFor(seccomp::SyscallFamily family) const;
   MonoNanos Now() const { return clock_.Monotonic(); }
@@ -116,7 +124,7 @@ class Supervisor final : private HandlerServices {
   RealClock clock_;
   EventWaiter waiter_;
   FdProbe fd_probe_;
-  int64_t input_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
+  int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")

@@ -17,6 +17,9 @@
 
 namespace chess::supervisor {
 
+// Nanoseconds on CLOCK_MONOTONIC (the supervisor's time base for every deadline).
+using MonoNanos = int64_t;
+
 enum class ThreadState : uint8_t {
   kRunning,   // the one thread the supervisor has resumed
   kReady,     // parked at a stop and able to continue
@@ -35,8 +38,6 @@ std::optional<char> KernelState(pid_t tid);
 // True when the thread sleeps in the kernel ('S' or 'D'): it is not using the CPU.
 bool AsleepInKernel(pid_t tid);
 
-// Nanoseconds on CLOCK_MONOTONIC (the supervisor's time base for every deadline).
-using MonoNanos = int64_t;
 
 struct Process {
   pid_t tgid = 0;
@@ -45,6 +46,27 @@ struct Process {
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
+};
+
+// A descriptor a blocked thread waits on, with the poll(2) events that would let it continue.
+struct FdInterest {
+  int fd = -1;
+  short events = 0;
+};
+
+// A thread disabled until descriptors are ready (a read of an empty pipe, a poll, a write to a
+// full pipe). Checked before every decision with pidfd_getfd + poll(…, 0); once ready, the
+// thread's operation runs again when it is picked, and looks again.
+struct IoWait {
+  std::vector<FdInterest> fds;
+  bool needs_all = false;  // splice: the input readable and the output writable
+};
+
+// A thread that waits for signals (pause, sigsuspend, sigtimedwait) or waits with a signal mask
+// of the call's own (ppoll, pselect6, epoll_pwait): which signals end the wait.
+struct SignalWait {
+  std::optional<uint64_t> mask;  // blocked during the call, instead of the thread's mask
+  uint64_t awaited = 0;          // rt_sigtimedwait's set: taken even while blocked
 };
 
 // The syscall a thread is stopped in (for handlers and reports).
@@ -87,8 +109,43 @@ struct Thread {
   // Blocked in wait4/waitid until a child of its process changes state; then the kernel runs
   // the call, which reaps without blocking.
   bool waits_for_child = false;
-  // Blocked in a read-like call until this descriptor has something to give (or -1).
-  int waits_for_input = -1;
+  // Blocked until descriptors are ready, until a kernel object that cannot be polled lets it
+  // go on (a file lock, a SysV semaphore: its family's `ready` looks), or until a signal comes.
+  std::optional<IoWait> io_wait;
+  bool waits_for_object = false;
+  std::optional<SignalWait> signal_wait;
+
+  // A syscall-exit stop was asked for (a write carried out in pieces): the thread stops there
+  // after the kernel ran the call, and its handler's on_exit decides what the call returns.
+  bool at_syscall_exit = false;
+  // A transfer carried out in pieces: the kernel runs the call without blocking, and between
+  // pieces the thread stays inside the call — its registers rewound to the syscall instruction
+  // with the remainder — until the descriptor is ready again.
+  struct Transfer {
+    Registers original;           // as at the first entry: restored when the call returns
+    int fd = -1;
+    short events = 0;             // POLLOUT for a send, POLLIN for a receive
+    uint64_t total = 0;           // bytes asked for
+    uint64_t done = 0;            // bytes moved so far
+    uint64_t reentry_args[6] = {};  // the arguments of the rewound call, to recognise it
+    bool may_block = false;       // a piece moved nothing though the descriptor was ready
+    int restore_fd = -1;          // a copy of the descriptor whose O_NONBLOCK is set for a piece
+    int restore_flags = 0;        // its file status flags before
+  };
+  std::optional<Transfer> transfer;
+  // The kernel must run the next trapped call of this thread as it is (a signal is pending).
+  bool native_once = false;
+  // thread.regs were changed while parked: store them before resuming.
+  bool registers_dirty = false;
+
+  // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
+  // restart_syscall, the wait goes on until the same deadline.
+  struct Restartable {
+    TrappedCall call;
+    std::optional<MonoNanos> deadline;
+    int64_t deadline_result = 0;
+  };
+  std::optional<Restartable> restartable;
 
   // Backstop interrupt bookkeeping: a PTRACE_INTERRUPT may be overtaken by another stop.
   enum class Interrupt : uint8_t { kNone, kRequested } interrupt = Interrupt::kNone;

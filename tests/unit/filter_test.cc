@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <linux/audit.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
@@ -26,11 +28,36 @@ TEST(Filter, EveryTableRowTrapsWithItsFamilyAndEverythingElseRuns) {
     auto verdict = testing::RunSeccompFilter(program->instructions, Call(nr));
     ASSERT_TRUE(verdict.has_value()) << "filter did not return for nr " << nr;
     if (const SyscallRow* row = FindSyscall(nr)) {
-      EXPECT_EQ(*verdict, SECCOMP_RET_TRACE | static_cast<uint16_t>(row->family)) << row->name;
+      const uint64_t zero_args[6] = {};
+      const uint32_t expected = row->when.Matches(zero_args)
+                                    ? SECCOMP_RET_TRACE | static_cast<uint16_t>(row->family)
+                                    : SECCOMP_RET_ALLOW;
+      EXPECT_EQ(*verdict, expected) << row->name;
     } else {
       EXPECT_EQ(*verdict, SECCOMP_RET_ALLOW) << SyscallName(nr);
     }
   }
+}
+
+// fcntl and flock trap only the calls that can wait for a lock: the rest stay at full speed.
+TEST(Filter, ConditionalRowsTrapOnlyTheCallsThatCanWait) {
+  auto program = CompileFilter(SyscallTable());
+  ASSERT_TRUE(program.ok()) << program.error();
+  auto verdict = [&](int nr, uint64_t arg1) {
+    seccomp_data data = Call(nr);
+    data.args[1] = arg1;
+    return testing::RunSeccompFilter(program->instructions, data).value_or(0);
+  };
+  const uint32_t lock_trap = SECCOMP_RET_TRACE | static_cast<uint16_t>(SyscallFamily::kFileLock);
+  EXPECT_EQ(verdict(SYS_fcntl, F_SETLKW), lock_trap);
+  EXPECT_EQ(verdict(SYS_fcntl, F_OFD_SETLKW), lock_trap);
+  EXPECT_EQ(verdict(SYS_fcntl, F_OFD_SETLKW | 0x100000000ull), lock_trap);  // the kernel reads an int
+  EXPECT_EQ(verdict(SYS_fcntl, F_SETLK), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(verdict(SYS_fcntl, F_GETFL), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(verdict(SYS_flock, LOCK_EX), lock_trap);
+  EXPECT_EQ(verdict(SYS_flock, LOCK_SH), lock_trap);
+  EXPECT_EQ(verdict(SYS_flock, LOCK_EX | LOCK_NB), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(verdict(SYS_flock, LOCK_UN), SECCOMP_RET_ALLOW);
 }
 
 TEST(Filter, ForeignAbisFailWithEnosysInsteadOfEscapingTheSerializer) {

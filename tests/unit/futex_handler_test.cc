@@ -34,9 +34,10 @@ class FakeServices final : public HandlerServices {
   size_t ProcessesAllowed() override { return 1; }
   size_t MaxProcesses() override { return 1; }
   void SignalSent(pid_t, bool) override {}
-  std::optional<bool> InputReady(const Thread&, int) override { return std::nullopt; }
+  FdProbe& Fds() override { return fds_; }
 
   ThreadTable threads_;
+  FdProbe fds_;
   FutexTable futexes_;
   RealClock clock_;
   std::vector<uint8_t> affinity_;

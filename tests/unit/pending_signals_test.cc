@@ -10,8 +10,8 @@ namespace {
 
 uint64_t Bit(int signal) { return 1ull << (signal - 1); }
 
-// A signal sent to this thread while it blocks it: pending, blocked, not deliverable. Unblocked
-// in the mask the reader compares against, it would be.
+// A signal sent to this thread while it blocks it: pending, blocked, not waking. Unblocked in
+// the mask the reader compares against — a sigsuspend's own mask, say — it would wake.
 TEST(PendingSignals, ReadsThreadPendingAndBlockedMasksFromProc) {
   sigset_t usr1, previous;
   sigemptyset(&usr1);
@@ -24,10 +24,11 @@ TEST(PendingSignals, ReadsThreadPendingAndBlockedMasksFromProc) {
   ASSERT_TRUE(masks.has_value());
   EXPECT_NE(masks->thread_pending & Bit(SIGUSR1), 0u);
   EXPECT_NE(masks->blocked & Bit(SIGUSR1), 0u);
-  EXPECT_EQ(masks->DeliverableToThread() & Bit(SIGUSR1), 0u);
-  SignalMasks unblocked = *masks;
-  unblocked.blocked &= ~Bit(SIGUSR1);
-  EXPECT_NE(unblocked.DeliverableToThread() & Bit(SIGUSR1), 0u);
+  EXPECT_EQ(masks->WakingFromThread(nullptr) & Bit(SIGUSR1), 0u);
+  const SignalWait suspend_with_usr1_open{masks->blocked & ~Bit(SIGUSR1), 0};
+  EXPECT_NE(masks->WakingFromThread(&suspend_with_usr1_open) & Bit(SIGUSR1), 0u);
+  const SignalWait sigtimedwait_for_usr1{std::nullopt, Bit(SIGUSR1)};
+  EXPECT_NE(masks->WakingFromThread(&sigtimedwait_for_usr1) & Bit(SIGUSR1), 0u);
 
   const timespec no_wait{0, 0};
   EXPECT_EQ(sigtimedwait(&usr1, nullptr, &no_wait), SIGUSR1);  // consume it
@@ -35,6 +36,20 @@ TEST(PendingSignals, ReadsThreadPendingAndBlockedMasksFromProc) {
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(after->thread_pending & Bit(SIGUSR1), 0u);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+// A traced thread keeps even ignored signals pending; natively they never woke anyone.
+TEST(PendingSignals, IgnoredSignalsDoNotWakeUnlessAwaited) {
+  SignalMasks masks;
+  masks.thread_pending = Bit(SIGCHLD) | Bit(SIGWINCH) | Bit(SIGUSR2);
+  masks.ignored = Bit(SIGUSR2);
+  EXPECT_EQ(masks.WakingFromThread(nullptr), 0u);  // default-ignored, or SIG_IGN
+  masks.caught = Bit(SIGCHLD);                     // a SIGCHLD handler: it interrupts
+  EXPECT_EQ(masks.WakingFromThread(nullptr), Bit(SIGCHLD));
+  const SignalWait awaits_winch{std::nullopt, Bit(SIGWINCH)};
+  EXPECT_EQ(masks.WakingFromThread(&awaits_winch), Bit(SIGCHLD) | Bit(SIGWINCH));
+  masks.process_pending = Bit(SIGTERM);
+  EXPECT_EQ(masks.WakingFromProcess(nullptr), Bit(SIGTERM));
 }
 
 TEST(PendingSignals, AThreadThatDoesNotExistHasNoMasks) {

@@ -23,11 +23,15 @@ TEST(SyscallTable, TrapsWhatTheSupervisorMustSee) {
                   long{SYS_set_robust_list}, long{SYS_set_tid_address}, long{SYS_rseq},
                   long{SYS_io_uring_setup}, long{SYS_userfaultfd}, long{SYS_ptrace}, kSysFutexWaitv,
                   kSysFutexWait, kSysFutexWake, kSysFutexRequeue, long{SYS_execve}, long{SYS_vfork},
-                  long{SYS_wait4}, long{SYS_kill}, long{SYS_read}, long{SYS_accept4}}) {
+                  long{SYS_wait4}, long{SYS_kill}, long{SYS_read}, long{SYS_accept4}, long{SYS_write},
+                  long{SYS_poll}, long{SYS_epoll_wait}, long{SYS_pselect6}, long{SYS_rt_sigsuspend},
+                  long{SYS_restart_syscall}, long{SYS_flock}, long{SYS_semop}, long{SYS_splice}}) {
     EXPECT_NE(FindSyscall(nr), nullptr) << SyscallName(nr);
   }
   EXPECT_EQ(FindSyscall(SYS_getppid), nullptr);
-  EXPECT_EQ(FindSyscall(SYS_write), nullptr);
+  // Seekable-file I/O never waits for another thread.
+  EXPECT_EQ(FindSyscall(SYS_pread64), nullptr);
+  EXPECT_EQ(FindSyscall(SYS_pwrite64), nullptr);
 }
 
 TEST(SyscallTable, FamiliesFitInSeccompRetData) {

@@ -1,0 +1,83 @@
+// pause, rt_sigsuspend, rt_sigtimedwait: the thread waits for a signal. It is disabled until
+// one that ends its wait is pending (see SignalMasks::Waking); then the kernel runs the call,
+// which returns at once. restart_syscall: a timed wait that a signal interrupted without a
+// handler (a stop and continue, say) goes on until the deadline it had, emulated again.
+#include <sys/syscall.h>
+
+#include <cerrno>
+
+#include "supervisor/pending_signals.h"
+#include "supervisor/handler.h"
+
+namespace chess::supervisor {
+namespace {
+
+Disposition SignalWaitEntry(SyscallContext& ctx) {
+  Thread& thread = ctx.thread;
+  const RemoteMemory memory = ctx.Memory();
+  SignalWait wait;
+  std::optional<MonoNanos> deadline;
+  switch (thread.call.nr) {
+    case SYS_rt_sigsuspend: {
+      auto mask = memory.Read<uint64_t>(ctx.Arg(0));
+      if (!mask || ctx.Arg(1) != sizeof(uint64_t)) return Disposition::Native();  // EFAULT, EINVAL
+      wait.mask = *mask;
+      break;
+    }
+    case SYS_rt_sigtimedwait: {
+      auto set = memory.Read<uint64_t>(ctx.Arg(0));
+      if (!set || ctx.Arg(3) != sizeof(uint64_t)) return Disposition::Native();
+      wait.awaited = *set;
+      if (ctx.Arg(2) != 0) {
+        int error = 0;
+        auto timeout = ReadTimespec(memory, ctx.Arg(2), &error);
+        if (!timeout) return Disposition::Native();
+        if (*timeout == 0) return Disposition::Native();  // a poll of the pending set
+        deadline = ctx.services.Time().Monotonic() + *timeout;
+      }
+      break;
+    }
+    default:  // pause
+      break;
+  }
+  // Already pending: nothing to wait for.
+  if (auto masks = ReadSignalMasks(thread.tid)) {
+    if (masks->WakingFromThread(&wait) != 0 || masks->WakingFromProcess(&wait) != 0) return Disposition::Native();
+  }
+  thread.signal_wait = wait;
+  return ctx.BlockUntil(deadline, -EAGAIN);
+}
+
+Disposition RestartEntry(SyscallContext& ctx) {
+  Thread& thread = ctx.thread;
+  if (!thread.restartable) return Disposition::Native();  // a call the kernel ran on its own
+  const Thread::Restartable interrupted = *thread.restartable;
+  thread.restartable.reset();
+  using F = seccomp::SyscallFamily;
+  switch (interrupted.call.family) {
+    case F::kSleep:
+      thread.call = interrupted.call;
+      return ctx.BlockUntil(interrupted.deadline, interrupted.deadline_result);
+    case F::kFutex:
+      // A spurious wake-up, which every futex waiter must handle: it looks at its word again.
+      return Disposition::Complete(0);
+    case F::kPoll: {
+      // The same call again, with the deadline it had.
+      thread.call = interrupted.call;
+      thread.regs.SetSyscallNr(interrupted.call.nr);
+      for (int i = 0; i < 6; ++i) thread.regs.SetArg(i, interrupted.call.args[i]);
+      thread.registers_dirty = true;
+      SyscallContext poll{thread, ctx.services, interrupted.deadline};
+      return PollHandler().on_entry(poll);
+    }
+    default:
+      return Disposition::Native();
+  }
+}
+
+}  // namespace
+
+FamilyHandler SignalWaitHandler() { return {.on_entry = SignalWaitEntry}; }
+FamilyHandler RestartHandler() { return {.on_entry = RestartEntry}; }
+
+}  // namespace chess::supervisor
