@@ -99,8 +99,8 @@ def deadlock(chess_trace, functions, program):
         if thread.get("state") != "blocked":
             fail(f"thread {thread['thread']} is {thread.get('state')!r}, expected 'blocked'")
         syscall = thread.get("syscall", "")
-        if syscall not in ("futex", "wait4", "waitid") or not thread.get("call", "").startswith(f"{syscall}("):
-            fail(f"thread {thread['thread']} should be blocked in a decoded futex or wait call: {thread}")
+        if syscall not in ("futex", "wait4", "waitid", "read") or not thread.get("call", "").startswith(f"{syscall}("):
+            fail(f"thread {thread['thread']} should be blocked in a decoded futex, wait or read call: {thread}")
         frames = thread.get("frames") or []
         if not frames:
             fail(f"thread {thread['thread']} has no stack frames")
