@@ -13,8 +13,10 @@ Disposition NoDeferredOperation(SyscallContext& context) {
 }
 
 bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait) {
-  for (const FdInterest& interest : wait.fds) {
-    const short revents = probe.Poll(tgid, interest.fd, interest.events);
+  for (size_t i = 0; i < wait.fds.size(); ++i) {
+    const FdInterest& interest = wait.fds[i];
+    const short revents = i < wait.held.size() ? wait.held[i].Poll(interest.events)
+                                               : probe.Poll(tgid, interest.fd, interest.events);
     const bool ready = (revents & (interest.events | POLLERR | POLLHUP | POLLNVAL)) != 0;
     if (ready && !wait.needs_all) return true;
     if (!ready && wait.needs_all) return false;

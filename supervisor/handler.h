@@ -82,6 +82,9 @@ class HandlerServices {
   virtual void SignalSent(pid_t pid, bool thread) = 0;
   // The thread's descriptors, looked at without touching them.
   virtual FdProbe& Fds() = 0;
+  // Whether reads, writes and polls of pipes and sockets are scheduling points (a search wants
+  // them; a single faithful run does not need to stop there).
+  virtual bool IoPoints() = 0;
   // Ends the execution now with `outcome` (a limit the user set was exceeded).
   virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
   // How many more processes the tree may create, and the limit (--max-processes).
@@ -109,21 +112,25 @@ struct SyscallContext {
     thread.deadline_result = timeout_result;
     return Disposition::Block();
   }
-  // The call waits on descriptors: its deferred operation (RunWhenFdsReady) looks whether
-  // they are ready when the thread is picked. `deadline` counts from now.
-  Disposition AwaitFds(IoWait wait, std::optional<MonoNanos> deadline = std::nullopt,
-                       int64_t timeout_result = 0, uint64_t resource = 0, bool is_write = false) {
+  // The call waits on descriptors, which are ready now or not (`ready_now`). With scheduling
+  // points at I/O the thread parks at a point and its deferred operation (RunWhenFdsReady)
+  // looks again when it is picked; otherwise the kernel runs a ready call at once, and a call
+  // that is not ready leaves the thread disabled until the descriptors are, or `deadline`.
+  Disposition WaitOnFds(IoWait wait, bool ready_now, std::optional<MonoNanos> deadline = std::nullopt,
+                        int64_t timeout_result = 0, uint64_t resource = 0, bool is_write = false) {
+    if (!services.IoPoints() && ready_now) return Disposition::Native();
     thread.io_wait = std::move(wait);
     thread.deadline = deadline;
     thread.deadline_result = timeout_result;
-    return Disposition::Point(search::OpKind::kIo, resource, is_write);
+    if (services.IoPoints()) return Disposition::Point(search::OpKind::kIo, resource, is_write);
+    return Disposition::Block();
   }
 };
 
 // Whether the descriptors of `wait` are ready now: any of them, or all with needs_all.
 bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait);
 
-// The deferred half of a call that waits on descriptors (see AwaitFds): the kernel runs it if
+// The deferred half of a call that waits on descriptors (see WaitOnFds): the kernel runs it if
 // they are ready now; otherwise the thread is disabled until they are, or its deadline.
 Disposition RunWhenFdsReady(SyscallContext& ctx);
 

@@ -24,25 +24,29 @@ uint64_t MessageFlags(const SyscallContext& ctx) {
 }
 
 Disposition InputEntry(SyscallContext& ctx) {
-  if (ReentersTransfer(ctx.thread)) return Disposition::Point(search::OpKind::kIo, ctx.Arg(0));
+  const auto resource = ctx.Arg(0);
+  if (ReentersTransfer(ctx.thread)) return ContinueTransfer(ctx, resource);
   const uint64_t flags = MessageFlags(ctx);
   if (flags & MSG_DONTWAIT) return Disposition::Native();
   const int fd = static_cast<int>(ctx.Arg(0));
-  const FdCopy copy = ctx.CopyFd(fd);
-  if (!copy || copy.Nonblocking()) return Disposition::Native();  // EBADF, or EAGAIN at once
+  FdCopy copy = ctx.CopyFd(fd);
+  if (!copy) return Disposition::Native();  // EBADF
   const unsigned type = copy.FileType();
-  if (type == S_IFREG || type == S_IFDIR || type == S_IFBLK) return Disposition::Native();
+  if (type == S_IFREG || type == S_IFDIR || type == S_IFBLK || copy.Nonblocking()) return Disposition::Native();
   if (type == S_IFSOCK && ctx.thread.call.nr == SYS_recvfrom && (flags & MSG_WAITALL)) {
     // All of it or nothing: the kernel would sleep between segments.
     StartTransfer(ctx, fd);
-    return Disposition::Point(search::OpKind::kIo, static_cast<uint64_t>(fd));
+    return ContinueTransfer(ctx, resource);
   }
   // A socket's own receive timeout becomes the wait's deadline: recv then fails with EAGAIN.
   std::optional<MonoNanos> deadline;
   if (type == S_IFSOCK) {
     if (auto timeout = copy.SocketTimeout(SO_RCVTIMEO)) deadline = ctx.services.Time().Monotonic() + *timeout;
   }
-  return ctx.AwaitFds(IoWait{{{fd, POLLIN}}}, deadline, -EAGAIN, static_cast<uint64_t>(fd));
+  const bool ready = copy.Poll(POLLIN) != 0;  // data, EOF, an error: the call returns now
+  IoWait wait{{{fd, POLLIN}}};
+  wait.held.push_back(std::move(copy));
+  return ctx.WaitOnFds(std::move(wait), ready, deadline, -EAGAIN, resource);
 }
 
 Disposition InputExecute(SyscallContext& ctx) {

@@ -1,22 +1,49 @@
-// Threads waiting on descriptors and kernel objects: which can go on now, and which wait on the
-// outside world.
+// Threads waiting on descriptors and kernel objects: which can go on now, and whether anything
+// outside the tree could still wake them.
+#include <poll.h>
+
+#include "supervisor/fd_owners.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {
+namespace {
+
+// While nothing in the tree moves, who holds what outside it is looked at again this often.
+constexpr MonoNanos kOutsideRecheck = 1'000'000'000;
+
+}  // namespace
 
 bool Supervisor::ReleaseReadyWaiters() {
-  bool released = false;
+  // Waiters that hold copies of their descriptors are looked at with one poll() for all.
+  std::vector<pollfd> batch;
+  std::vector<std::pair<Thread*, size_t>> batched;  // thread, index of its first entry
+  std::vector<Thread*> ready_threads;
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || thread->process->dying) continue;
-    bool ready = false;
-    if (thread->io_wait) {
-      ready = IoWaitReady(fd_probe_, thread->process->tgid, *thread->io_wait);
+    if (thread->io_wait && thread->io_wait->held.size() == thread->io_wait->fds.size()) {
+      batched.emplace_back(thread, batch.size());
+      for (size_t i = 0; i < thread->io_wait->fds.size(); ++i) {
+        batch.push_back({thread->io_wait->held[i].get(), thread->io_wait->fds[i].events, 0});
+      }
+    } else if (thread->io_wait) {
+      if (IoWaitReady(fd_probe_, thread->process->tgid, *thread->io_wait)) ready_threads.push_back(thread);
     } else if (thread->waits_for_object) {
       SyscallContext context{*thread, *this};
       const FamilyHandler handler = HandlerFor(thread->call.family);
-      ready = handler.ready == nullptr || handler.ready(context);
+      if (handler.ready == nullptr || handler.ready(context)) ready_threads.push_back(thread);
     }
-    if (!ready) continue;
+  }
+  if (!batch.empty() && poll(batch.data(), batch.size(), 0) > 0) {
+    for (const auto& [thread, first] : batched) {
+      const IoWait& wait = *thread->io_wait;
+      size_t ready_count = 0;
+      for (size_t i = 0; i < wait.fds.size(); ++i) {
+        if (batch[first + i].revents & (wait.fds[i].events | POLLERR | POLLHUP | POLLNVAL)) ++ready_count;
+      }
+      if (wait.needs_all ? ready_count == wait.fds.size() : ready_count > 0) ready_threads.push_back(thread);
+    }
+  }
+  for (Thread* thread : ready_threads) {
     // Its operation runs again when it is picked, and looks again: another thread may take
     // the data or the lock first. A thread inside a transfer re-enters its call instead.
     thread->state = ThreadState::kReady;
@@ -25,23 +52,48 @@ bool Supervisor::ReleaseReadyWaiters() {
     } else {
       thread->op_pending = true;
     }
-    released = true;
   }
-  return released;
+  return !ready_threads.empty();
 }
 
-bool Supervisor::WaitsOnOutside(const Thread& thread) const {
-  if (thread.state != ThreadState::kBlocked) return false;
-  if (thread.io_wait || thread.waits_for_object) return true;
-  // Waiting only for a signal (pause, sigsuspend, a poll of nothing): one may come from anyone.
-  return thread.signal_wait.has_value() && !thread.deadline;
-}
-
-bool Supervisor::AnyWaiterOnOutside() const {
+bool Supervisor::AnyWaiterOnEvents() const {
   for (const auto& [id, thread] : threads_.Live()) {
-    if (WaitsOnOutside(*thread)) return true;
+    if (thread->state == ThreadState::kBlocked &&
+        (thread->io_wait || thread->waits_for_object || thread->signal_wait)) {
+      return true;
+    }
   }
   return false;
+}
+
+bool Supervisor::AnyWaiterOnOutside() {
+  const MonoNanos now = Now();
+  if (outside_checked_at_ == dispatches_ && now - outside_checked_time_ < kOutsideRecheck) return outside_verdict_;
+  outside_checked_at_ = dispatches_;
+  outside_checked_time_ = now;
+  std::set<pid_t> tree;
+  for (const auto& [tgid, process] : threads_.Processes()) {
+    if (!process->exit_code && !process->exit_signal) tree.insert(tgid);
+  }
+  DescriptorIndex index;
+  bool scanned = false;
+  bool outside = false;
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state != ThreadState::kBlocked) continue;
+    if (thread->io_wait) {
+      if (!scanned) index.Scan();
+      scanned = true;
+      const WakerVerdict verdict = WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree);
+      thread->waits_on = verdict.explanation;
+      outside = outside || verdict.outside;
+    } else if (thread->waits_for_object) {
+      outside = true;  // a lock or semaphore: anyone with access may release it
+    } else if (thread->signal_wait && !thread->deadline) {
+      outside = true;  // waiting only for a signal, which anyone may send
+    }
+  }
+  outside_verdict_ = outside;
+  return outside;
 }
 
 }  // namespace chess::supervisor

@@ -84,8 +84,9 @@ Disposition IpcEntry(SyscallContext& ctx) {
       deadline = ctx.services.Time().ToMonotonic(CLOCK_REALTIME, *absolute);
     }
     const short events = nr == SYS_mq_timedsend ? POLLOUT : POLLIN;
-    return ctx.AwaitFds(IoWait{{{fd, events}}}, deadline, -ETIMEDOUT, static_cast<uint64_t>(fd),
-                        nr == SYS_mq_timedsend);
+    const bool ready = (copy.Poll(events) & (events | POLLERR | POLLHUP | POLLNVAL)) != 0;
+    return ctx.WaitOnFds(IoWait{{{fd, events}}}, ready, deadline, -ETIMEDOUT, static_cast<uint64_t>(fd),
+                         nr == SYS_mq_timedsend);
   }
   if (nr == SYS_semtimedop && ctx.Arg(3) != 0) {
     auto timeout = ReadTimespec(memory, ctx.Arg(3), &error);

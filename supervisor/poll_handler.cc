@@ -135,7 +135,9 @@ Disposition PollEntry(SyscallContext& ctx) {
   if (call->mask || (call->fds.empty() && !deadline)) ctx.thread.signal_wait = SignalWait{call->mask, 0};
   if (call->fds.empty()) return ctx.BlockUntil(deadline, 0);  // a sleep, or a wait for signals
   const auto first = static_cast<uint64_t>(call->fds.front().fd);
-  return ctx.AwaitFds(IoWait{std::move(call->fds)}, deadline, 0, first);
+  IoWait wait{std::move(call->fds)};
+  const bool ready = IoWaitReady(ctx.services.Fds(), ctx.thread.process->tgid, wait);
+  return ctx.WaitOnFds(std::move(wait), ready, deadline, 0, first);
 }
 
 // The timeout passed: the kernel runs the call with a zero timeout, so it fills in the results

@@ -163,6 +163,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   thread.at_seccomp_stop = false;
   thread.at_syscall_exit = false;
   running_ = &thread;
+  ++dispatches_;
   outside_poll_nanos_ = 0;
   if (AnyOtherRunnable(thread)) AdjustTick(true);
   const int signal = thread.pending_signal;

@@ -33,6 +33,7 @@ void Supervisor::ClearWait(Thread& thread) {
   thread.io_wait.reset();
   thread.waits_for_object = false;
   thread.signal_wait.reset();
+  thread.waits_on.clear();
 }
 
 void Supervisor::ReleaseToKernel(Thread& thread) {

@@ -44,7 +44,8 @@ Disposition SpliceEntry(SyscallContext& ctx) {
     if (!copy || copy.Nonblocking()) return Disposition::Native();
   }
   const auto output = static_cast<uint64_t>(wait.fds.back().fd);
-  return ctx.AwaitFds(std::move(wait), std::nullopt, 0, output, true);
+  const bool ready = IoWaitReady(probe, ctx.thread.process->tgid, wait);
+  return ctx.WaitOnFds(std::move(wait), ready, std::nullopt, 0, output, true);
 }
 
 }  // namespace

@@ -193,7 +193,7 @@ void Supervisor::OnTick() {
   ReleaseReadyWaiters();
   const bool others_runnable = AnyOtherRunnable(*running_);
   // Waiters on the outside become runnable only when looked at: look often while there are any.
-  AdjustTick(others_runnable || AnyWaiterOnOutside());
+  AdjustTick(others_runnable || AnyWaiterOnEvents());
   if (!others_runnable) return;
   const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
@@ -238,6 +238,11 @@ void Supervisor::OnSeccompStop(Thread& thread) {
 }
 
 void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
+  // The call goes on or returns: anything it set up to wait for is over (held copies of its
+  // descriptors closed).
+  if (disposition.kind != Disposition::Kind::kBlock && disposition.kind != Disposition::Kind::kPoint) {
+    ClearWait(thread);
+  }
   switch (disposition.kind) {
     case Disposition::Kind::kComplete:
       CompleteSyscall(thread, disposition.value);

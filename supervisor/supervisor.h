@@ -39,6 +39,9 @@ struct SupervisorOptions {
   std::vector<uint8_t> visible_affinity;
   // The most processes the tree may have at once; a fork past it ends the run.
   size_t max_processes = 1000;
+  // Reads, writes and polls of pipes and sockets are scheduling points (for a search); a run
+  // that only needs to be faithful lets ready I/O through without stopping to decide.
+  bool io_points = false;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -61,14 +64,18 @@ class Supervisor final : private HandlerServices {
   size_t MaxProcesses() override { return options_.max_processes; }
   void SignalSent(pid_t pid, bool thread) override;
   FdProbe& Fds() override { return fd_probe_; }
+  bool IoPoints() override { return options_.io_points; }
 
   // Threads waiting on descriptors or objects that could now go on become ready: their
   // operation runs again when they are picked (io.cc).
   bool ReleaseReadyWaiters();
-  // Whether a blocked thread waits on the outside world: input from outside the tree, a
-  // signal. Such waits never make a deadlock.
-  bool WaitsOnOutside(const Thread& thread) const;
-  bool AnyWaiterOnOutside() const;
+  // Whether any thread waits on descriptors, objects or signals: something other than a
+  // scheduling decision may end such waits, so they are looked at on every tick.
+  bool AnyWaiterOnEvents() const;
+  // Whether, with no thread able to run, anything outside the tree could still end a wait:
+  // input from outside, a signal. If not, that is a deadlock. Looks at who holds the other
+  // ends of pipes and sockets (io.cc), at most once a second while nothing changes.
+  bool AnyWaiterOnOutside();
 
   // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
   void ReleaseToKernel(Thread& thread);
@@ -125,6 +132,10 @@ class Supervisor final : private HandlerServices {
   EventWaiter waiter_;
   FdProbe fd_probe_;
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
+  uint64_t dispatches_ = 0;         // threads resumed so far: a change means the tree moved
+  uint64_t outside_checked_at_ = ~uint64_t{0};  // dispatches_ when the outside was last judged
+  MonoNanos outside_checked_time_ = 0;
+  bool outside_verdict_ = true;
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")

@@ -24,7 +24,7 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
       report.syscall = seccomp::SyscallName(thread->call.nr);
       report.call = FormatCall(thread->call, thread->tid);
     }
-    report.resource = DescribeResource(*thread);
+    report.resource = thread->waits_on.empty() ? DescribeResource(*thread) : thread->waits_on;
     report.frames = CaptureBacktrace(thread->tid);
     reports.push_back(std::move(report));
   }

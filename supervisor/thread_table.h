@@ -8,11 +8,13 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "search/scheduling_point.h"
 #include "search/thread_id.h"
 #include "seccomp/syscall_table.h"
+#include "supervisor/fd_probe.h"
 #include "supervisor/registers.h"
 
 namespace chess::supervisor {
@@ -55,11 +57,16 @@ struct FdInterest {
 };
 
 // A thread disabled until descriptors are ready (a read of an empty pipe, a poll, a write to a
-// full pipe). Checked before every decision with pidfd_getfd + poll(…, 0); once ready, the
-// thread's operation runs again when it is picked, and looks again.
+// full pipe). Checked before every decision with poll(…, 0) on copies of the descriptors; once
+// ready, the thread's operation runs again when it is picked, and looks again.
 struct IoWait {
   std::vector<FdInterest> fds;
   bool needs_all = false;  // splice: the input readable and the output writable
+  // For a read or a write: the copy of its descriptor, held while it waits — the blocked call
+  // would hold the file too — so one poll() checks every such waiter at once. A poll or select
+  // does not hold its descriptors while it sleeps (another thread may close one to end it), so
+  // those are copied afresh each time.
+  std::vector<FdCopy> held{};
 };
 
 // A thread that waits for signals (pause, sigsuspend, sigtimedwait) or waits with a signal mask
@@ -114,6 +121,8 @@ struct Thread {
   std::optional<IoWait> io_wait;
   bool waits_for_object = false;
   std::optional<SignalWait> signal_wait;
+  // What the wait depends on, for reports ("pipe:[12], its write end held by pid 7").
+  std::string waits_on;
 
   // A syscall-exit stop was asked for (a write carried out in pieces): the thread stops there
   // after the kernel ran the call, and its handler's on_exit decides what the call returns.

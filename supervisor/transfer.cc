@@ -150,6 +150,11 @@ void StartTransfer(SyscallContext& ctx, int fd) {
   }
 }
 
+Disposition ContinueTransfer(SyscallContext& ctx, uint64_t resource, bool is_write) {
+  if (ctx.services.IoPoints()) return Disposition::Point(search::OpKind::kIo, resource, is_write);
+  return RunTransferPiece(ctx);
+}
+
 Disposition RunTransferPiece(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
   Thread::Transfer& t = *thread.transfer;
@@ -164,7 +169,9 @@ Disposition RunTransferPiece(SyscallContext& ctx) {
   }
   const short revents = copy.Poll(t.events);
   if ((revents & (t.events | POLLERR | POLLHUP | POLLNVAL)) == 0) {
-    thread.io_wait = IoWait{{{t.fd, t.events}}};
+    IoWait wait{{{t.fd, t.events}}};
+    wait.held.push_back(std::move(copy));
+    thread.io_wait = std::move(wait);
     return Disposition::Block();
   }
   if (t.may_block) return Disposition::NativeThenExit();  // the kernel may sleep; the watchdog covers it
@@ -221,7 +228,9 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
   rewound.RewindToSyscall(t.original.SyscallNr());
   thread.regs = rewound;
   if (t.may_block) return Disposition::NativeWithRegisters();  // re-entered at once
-  thread.io_wait = IoWait{{{t.fd, t.events}}};
+  IoWait wait{{{t.fd, t.events}}};
+  if (FdCopy copy = ctx.CopyFd(t.fd)) wait.held.push_back(std::move(copy));
+  thread.io_wait = std::move(wait);
   return Disposition::Block();
 }
 

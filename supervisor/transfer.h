@@ -20,6 +20,10 @@ void StartTransfer(SyscallContext& ctx, int fd);
 // block, stopping at its syscall exit.
 Disposition RunTransferPiece(SyscallContext& ctx);
 
+// At the entry (or re-entry) of a transfer: a scheduling point when I/O makes points, else
+// the next piece at once.
+Disposition ContinueTransfer(SyscallContext& ctx, uint64_t resource, bool is_write = false);
+
 // The syscall-exit stop of a piece: the call returns, or the thread stays inside it.
 Disposition FinishTransferPiece(SyscallContext& ctx);
 

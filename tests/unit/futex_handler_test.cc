@@ -35,6 +35,7 @@ class FakeServices final : public HandlerServices {
   size_t MaxProcesses() override { return 1; }
   void SignalSent(pid_t, bool) override {}
   FdProbe& Fds() override { return fds_; }
+  bool IoPoints() override { return false; }
 
   ThreadTable threads_;
   FdProbe fds_;

@@ -1,0 +1,233 @@
+#include "supervisor/fd_owners.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+namespace chess::supervisor {
+namespace {
+
+// TCP_LISTEN in the kernel's socket states.
+constexpr uint8_t kListening = 10;
+
+std::string ProcPath(pid_t pid, const char* what, int fd) {
+  return "/proc/" + std::to_string(pid) + "/" + what + "/" + std::to_string(fd);
+}
+
+// The access mode of a descriptor (O_RDONLY, O_WRONLY, O_RDWR) from /proc/PID/fdinfo.
+std::optional<int> AccessMode(pid_t pid, int fd) {
+  FILE* info = std::fopen(ProcPath(pid, "fdinfo", fd).c_str(), "re");
+  if (info == nullptr) return std::nullopt;
+  std::optional<int> mode;
+  char line[256];
+  while (std::fgets(line, sizeof(line), info) != nullptr) {
+    unsigned flags = 0;
+    if (std::sscanf(line, "flags: %o", &flags) == 1) {
+      mode = static_cast<int>(flags & O_ACCMODE);
+      break;
+    }
+  }
+  std::fclose(info);
+  return mode;
+}
+
+// "socket:[5678]" → 5678.
+std::optional<uint32_t> InodeOf(const std::string& target, const char* kind) {
+  const std::string prefix = std::string(kind) + ":[";
+  if (target.rfind(prefix, 0) != 0 || target.back() != ']') return std::nullopt;
+  return static_cast<uint32_t>(std::stoul(target.substr(prefix.size(), target.size() - prefix.size() - 1)));
+}
+
+struct UnixSocket {
+  uint8_t type = 0;
+  uint8_t state = 0;
+  uint32_t peer = 0;  // 0: not connected
+};
+
+// A Unix socket's type, state and peer, from the kernel's socket diagnostics.
+std::optional<UnixSocket> DescribeUnixSocket(uint32_t inode) {
+  const int sock = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (sock < 0) return std::nullopt;
+  struct {
+    nlmsghdr header;
+    unix_diag_req request;
+  } message{};
+  message.header.nlmsg_len = sizeof(message);
+  message.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  message.header.nlmsg_flags = NLM_F_REQUEST;
+  message.request.sdiag_family = AF_UNIX;
+  message.request.udiag_states = ~0u;
+  message.request.udiag_ino = inode;
+  message.request.udiag_show = UDIAG_SHOW_PEER;
+  message.request.udiag_cookie[0] = message.request.udiag_cookie[1] = ~0u;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  std::optional<UnixSocket> found;
+  alignas(nlmsghdr) char reply[8192];
+  if (sendto(sock, &message, sizeof(message), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof(kernel)) ==
+      sizeof(message)) {
+    const ssize_t length = recv(sock, reply, sizeof(reply), 0);
+    auto* header = reinterpret_cast<nlmsghdr*>(reply);
+    if (length > 0 && NLMSG_OK(header, static_cast<unsigned>(length)) && header->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
+      const auto* diag = static_cast<const unix_diag_msg*>(NLMSG_DATA(header));
+      UnixSocket socket_info{diag->udiag_type, diag->udiag_state, 0};
+      int remaining = static_cast<int>(header->nlmsg_len - NLMSG_LENGTH(sizeof(*diag)));
+      auto* attribute = reinterpret_cast<nlattr*>(const_cast<unix_diag_msg*>(diag) + 1);
+      while (remaining >= static_cast<int>(sizeof(nlattr)) && attribute->nla_len >= sizeof(nlattr) &&
+             attribute->nla_len <= remaining) {
+        if ((attribute->nla_type & NLA_TYPE_MASK) == UNIX_DIAG_PEER) {
+          std::memcpy(&socket_info.peer, reinterpret_cast<char*>(attribute) + NLA_HDRLEN, sizeof(uint32_t));
+        }
+        const int step = NLA_ALIGN(attribute->nla_len);
+        remaining -= step;
+        attribute = reinterpret_cast<nlattr*>(reinterpret_cast<char*>(attribute) + step);
+      }
+      found = socket_info;
+    }
+  }
+  close(sock);
+  return found;
+}
+
+std::string PidList(const std::vector<DescriptorIndex::Holder>& holders) {
+  std::set<pid_t> pids;
+  for (const auto& holder : holders) pids.insert(holder.pid);
+  std::string text;
+  for (pid_t pid : pids) text += (text.empty() ? "" : ", ") + std::to_string(pid);
+  return text;
+}
+
+// Could a process outside `tree` make `fd` of `tgid` ready for `events`?
+WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
+                           const std::set<pid_t>& tree, int depth);
+
+WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorIndex::Holder>& holders,
+                       const std::set<pid_t>& tree, const std::string& what) {
+  WakerVerdict verdict;
+  verdict.outside = false;
+  for (const auto& holder : holders) verdict.outside = verdict.outside || tree.count(holder.pid) == 0;
+  verdict.explanation = file + ", " + what + " held " +
+                        (holders.empty() ? std::string("by no process") : "by pid " + PidList(holders)) +
+                        (verdict.outside ? " (outside the traced tree)" : "");
+  return verdict;
+}
+
+// An epoll descriptor is ready when one of its targets is: /proc/PID/fdinfo lists them.
+WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const std::set<pid_t>& tree, int depth) {
+  FILE* info = std::fopen(ProcPath(tgid, "fdinfo", fd).c_str(), "re");
+  WakerVerdict verdict;
+  if (info == nullptr) return verdict;
+  verdict.outside = false;
+  std::string targets;
+  char line[512];
+  while (std::fgets(line, sizeof(line), info) != nullptr) {
+    int target = -1;
+    unsigned events = 0;
+    if (std::sscanf(line, "tfd: %d events: %x", &target, &events) != 2) continue;
+    short wanted = 0;
+    if (events & EPOLLIN) wanted |= POLLIN;
+    if (events & EPOLLOUT) wanted |= POLLOUT;
+    if (events & EPOLLPRI) wanted |= POLLPRI;
+    const WakerVerdict part = ForDescriptor(tgid, target, wanted, index, tree, depth + 1);
+    verdict.outside = verdict.outside || part.outside;
+    targets += (targets.empty() ? "" : "; ") + std::to_string(target) + ": " + part.explanation;
+  }
+  std::fclose(info);
+  verdict.explanation = "epoll watching " + (targets.empty() ? std::string("nothing") : targets);
+  return verdict;
+}
+
+WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
+                           const std::set<pid_t>& tree, int depth) {
+  const std::string file = FdTarget(tgid, fd);
+  WakerVerdict outside{true, file.empty() ? "fd " + std::to_string(fd) : file};
+  if (file.empty() || depth > 4) return outside;
+  if (InodeOf(file, "pipe")) {
+    // Anonymous pipes only: a named FIFO can be opened by anyone later.
+    const bool reads = (events & POLLIN) != 0;
+    const auto holders = index.HoldersOf(file, reads ? O_WRONLY : O_RDONLY);
+    return ByHolders(file, holders, tree, reads ? "its write end" : "its read end");
+  }
+  if (auto inode = InodeOf(file, "socket")) {
+    const auto socket_info = DescribeUnixSocket(*inode);
+    // A listener takes connections from anyone who can name it; other families (TCP, UDP)
+    // reach the network.
+    if (!socket_info || socket_info->state == kListening || socket_info->peer == 0) return outside;
+    const std::string peer = "socket:[" + std::to_string(socket_info->peer) + "]";
+    return ByHolders(file, index.HoldersOf(peer), tree, "its peer " + peer);
+  }
+  if (file == "anon_inode:[eventpoll]") return ForEpoll(tgid, fd, index, tree, depth);
+  return outside;  // a terminal, a file, a named FIFO, an eventfd…
+}
+
+}  // namespace
+
+std::string FdTarget(pid_t pid, int fd) {
+  char target[512];
+  const ssize_t n = readlink(ProcPath(pid, "fd", fd).c_str(), target, sizeof(target) - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
+void DescriptorIndex::Scan() {
+  holders_.clear();
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return;
+  while (dirent* process = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(process->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    const std::string fd_dir = "/proc/" + std::string(process->d_name) + "/fd";
+    DIR* fds = opendir(fd_dir.c_str());
+    if (fds == nullptr) continue;
+    while (dirent* entry = readdir(fds)) {
+      const long fd = std::strtol(entry->d_name, &end, 10);
+      if (*end != '\0' || entry->d_name[0] == '.') continue;
+      char target[256];
+      const ssize_t n = readlinkat(dirfd(fds), entry->d_name, target, sizeof(target) - 1);
+      // Only pipes and sockets are looked up by holder.
+      if (n <= 0 || (std::strncmp(target, "pipe:", 5) != 0 && std::strncmp(target, "socket:", 7) != 0)) continue;
+      holders_[std::string(target, static_cast<size_t>(n))].push_back({static_cast<pid_t>(pid), static_cast<int>(fd)});
+    }
+    closedir(fds);
+  }
+  closedir(proc);
+}
+
+std::vector<DescriptorIndex::Holder> DescriptorIndex::HoldersOf(const std::string& file, int access) const {
+  std::vector<Holder> found;
+  auto it = holders_.find(file);
+  if (it == holders_.end()) return found;
+  for (const Holder& holder : it->second) {
+    if (access < 0) {
+      found.push_back(holder);
+      continue;
+    }
+    const std::optional<int> mode = AccessMode(holder.pid, holder.fd);
+    if (mode == access || mode == O_RDWR) found.push_back(holder);
+  }
+  return found;
+}
+
+WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree) {
+  WakerVerdict verdict;
+  verdict.outside = false;
+  for (const FdInterest& interest : wait.fds) {
+    const WakerVerdict part = ForDescriptor(tgid, interest.fd, interest.events, index, tree, 0);
+    verdict.outside = verdict.outside || part.outside;
+    verdict.explanation += (verdict.explanation.empty() ? "" : "; ") + part.explanation;
+  }
+  if (wait.fds.empty()) verdict.outside = true;
+  return verdict;
+}
+
+}  // namespace chess::supervisor

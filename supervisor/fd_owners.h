@@ -1,0 +1,51 @@
+// Who could make a waiting thread's descriptor ready. When no thread of the tree can run, a
+// reader of a pipe whose write end only the tree holds waits for nobody — a deadlock — while a
+// reader of a terminal, or of a pipe a process outside the tree can write, waits for the outside
+// world. The answer comes from /proc (who holds which end of which pipe) and, for Unix sockets,
+// from the kernel's socket diagnostics (which socket is whose peer).
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "supervisor/thread_table.h"
+
+namespace chess::supervisor {
+
+// Every process's descriptors on the machine, as /proc shows them: "pipe:[1234]" → holders.
+class DescriptorIndex {
+ public:
+  struct Holder {
+    pid_t pid;
+    int fd;
+  };
+
+  // One pass over /proc/*/fd (processes that vanish meanwhile are skipped).
+  void Scan();
+  // The holders of `file` that can use it with `access` (O_RDONLY or O_WRONLY; O_RDWR holders
+  // can do both), or every holder when `access` is -1.
+  std::vector<Holder> HoldersOf(const std::string& file, int access = -1) const;
+
+ private:
+  std::map<std::string, std::vector<Holder>> holders_;
+};
+
+// What a blocked thread's wait on descriptors depends on.
+struct WakerVerdict {
+  bool outside = true;      // something outside the tree could end the wait
+  std::string explanation;  // "pipe:[1234], its write end held by pids 12, 13"
+};
+
+// For a thread waiting on `wait`: could anything outside `tree` (live processes of the traced
+// tree) end it? Unknown kinds of descriptors count as outside, so a wait is never called a
+// deadlock on a guess.
+WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree);
+
+// What /proc/PID/fd/FD links to ("pipe:[1234]", "socket:[5678]", a path), or "".
+std::string FdTarget(pid_t pid, int fd);
+
+}  // namespace chess::supervisor
