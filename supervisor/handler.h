@@ -152,6 +152,17 @@ struct FamilyHandler {
   bool (*ready)(SyscallContext&) = nullptr;
 };
 
+// Which changes of a child a wait4/waitid collects (its options).
+struct Changes {
+  bool exit = true;
+  bool stop = false;
+  bool resume = false;
+  bool Collects(Process::JobChange change) const {
+    return (change == Process::JobChange::kStopped && stop) || (change == Process::JobChange::kContinued && resume);
+  }
+};
+Changes WantedChanges(bool is_wait4, uint64_t options);
+
 FamilyHandler FutexHandler();
 FamilyHandler CloneHandler();
 FamilyHandler ExitHandler();

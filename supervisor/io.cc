@@ -79,6 +79,7 @@ bool Supervisor::AnyWaiterOnOutside() {
   bool scanned = false;
   bool outside = false;
   for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state == ThreadState::kStopped) outside = true;  // anyone may send a SIGCONT
     if (thread->state != ThreadState::kBlocked) continue;
     if (thread->io_wait) {
       if (!scanned) index.Scan();

@@ -202,12 +202,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   fd_probe_.Forget(process.tgid);
   if (process.parent != 0) signal_checks_.insert(process.parent);  // SIGCHLD
   // Its parent's threads waiting in wait4/waitid can now collect it: the kernel runs their call.
-  for (const auto& [id, waiter] : threads_.Live()) {
-    if (waiter->waits_for_child && waiter->process->tgid == process.parent &&
-        waiter->state == ThreadState::kBlocked) {
-      ReleaseToKernel(*waiter);
-    }
-  }
+  ReleaseParentWaiters(process);
   if (process.tgid != root_pid_) return;
   if (process.exit_signal) {
     Finish(search::Outcome::kSignal);

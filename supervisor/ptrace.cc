@@ -34,6 +34,8 @@ bool ResumeToSyscallExit(pid_t tid) { return Call(PTRACE_SYSCALL, tid, nullptr, 
 
 bool Interrupt(pid_t tid) { return Call(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0; }
 
+bool Listen(pid_t tid) { return Call(PTRACE_LISTEN, tid, nullptr, nullptr) == 0; }
+
 bool GetRegisters(pid_t tid, Registers& regs) {
   return Call(PTRACE_GETREGS, tid, nullptr, &regs.raw()) == 0;
 }

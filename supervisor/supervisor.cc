@@ -151,8 +151,7 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
       OnSyscallExitStop(*thread);
       break;
     case ptrace::StopKind::kGroupStop:
-      // Job-control stops are not modelled yet: the thread simply continues.
-      if (thread == running_) ptrace::Resume(thread->tid);
+      OnGroupStop(*thread);
       break;
   }
 }
@@ -283,6 +282,10 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
 }
 
 void Supervisor::OnInterruptStop(Thread& thread) {
+  if (thread.state == ThreadState::kStopped) {
+    OnContinued(thread);  // a SIGCONT ended its group-stop
+    return;
+  }
   if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return;

@@ -96,6 +96,13 @@ class Supervisor final : private HandlerServices {
   void OnSeccompStop(Thread& thread);
   void OnInterruptStop(Thread& thread);
   void OnSyscallExitStop(Thread& thread);
+
+  // Job control (job_control.cc): a thread enters a group-stop, and leaves it on SIGCONT.
+  void OnGroupStop(Thread& thread);
+  void OnContinued(Thread& thread);
+  // The parent's threads in wait4/waitid that can now collect `child`'s exit or job change
+  // run their call.
+  void ReleaseParentWaiters(Process& child);
   void OnSignalStop(Thread& thread, int signal);
   void Apply(Thread& thread, const Disposition& disposition);
 

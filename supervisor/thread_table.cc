@@ -11,6 +11,7 @@ const char* ThreadStateName(ThreadState state) {
     case ThreadState::kReady: return "ready";
     case ThreadState::kBlocked: return "blocked";
     case ThreadState::kExternal: return "waiting-external";
+    case ThreadState::kStopped: return "stopped";
     case ThreadState::kExiting: return "exiting";
     case ThreadState::kDead: return "exited";
   }

@@ -27,6 +27,7 @@ enum class ThreadState : uint8_t {
   kReady,     // parked at a stop and able to continue
   kBlocked,   // waits for another thread (futex, join, vfork child), perhaps with a deadline
   kExternal,  // asleep in the kernel in a syscall the supervisor does not model
+  kStopped,   // in a job-control stop (SIGSTOP, SIGTSTP…) until a SIGCONT
   kExiting,   // past PTRACE_EVENT_EXIT
   kDead,
 };
@@ -48,6 +49,9 @@ struct Process {
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
+  // A job-control change its parent has not collected yet: wait4(WUNTRACED) reports a stop,
+  // WCONTINUED a continue.
+  enum class JobChange : uint8_t { kNone, kStopped, kContinued } job_change = JobChange::kNone;
 };
 
 // A descriptor a blocked thread waits on, with the poll(2) events that would let it continue.

@@ -17,6 +17,14 @@ ChildState StateOf(pid_t pid) {
   return *state == 'Z' || *state == 'X' ? ChildState::kZombie : ChildState::kRunning;
 }
 
+}  // namespace
+
+Changes WantedChanges(bool is_wait4, uint64_t options) {
+  return {is_wait4 || (options & WEXITED) != 0, (options & WUNTRACED) != 0, (options & WCONTINUED) != 0};
+}
+
+namespace {
+
 Disposition WaitEntry(SyscallContext& ctx) {
   const bool is_wait4 = ctx.thread.call.nr == SYS_wait4;
   const uint64_t options = is_wait4 ? ctx.Arg(2) : ctx.Arg(3);
@@ -28,16 +36,20 @@ Disposition WaitEntry(SyscallContext& ctx) {
     const auto pid = static_cast<pid_t>(ctx.Arg(0));
     if (pid > 0) only = pid;
   } else {
-    if ((options & WEXITED) == 0) return Disposition::Native();  // stops and continues only
     if (ctx.Arg(0) == P_PID) only = static_cast<pid_t>(ctx.Arg(1));
     if (ctx.Arg(0) == P_PIDFD) return Disposition::Native();
   }
+  const Changes wanted = WantedChanges(is_wait4, options);
   bool any_child = false;
   for (const auto& [tgid, process] : ctx.services.Threads().Processes()) {
     if (process->parent != ctx.thread.process->tgid || (only != 0 && tgid != only)) continue;
     const ChildState state = StateOf(tgid);
     if (state == ChildState::kGone) continue;
-    if (state == ChildState::kZombie) return Disposition::Native();  // reaped at once
+    if (state == ChildState::kZombie && wanted.exit) return Disposition::Native();  // reaped at once
+    if (wanted.Collects(process->job_change)) {
+      process->job_change = Process::JobChange::kNone;  // the kernel reports it now
+      return Disposition::Native();
+    }
     any_child = true;
   }
   if (!any_child) return Disposition::Native();  // ECHILD, or a child chess-trace does not know
