@@ -8,6 +8,8 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -171,6 +173,34 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
 }
 
 }  // namespace
+
+WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const std::set<pid_t>& tree) {
+  std::string file = FdTarget(tgid, fd);
+  if (file.empty()) file = "fd " + std::to_string(fd);
+  WakerVerdict verdict{true, file + ", a lock whose holder is not known"};
+  struct stat st{};
+  if (stat(ProcPath(tgid, "fd", fd).c_str(), &st) != 0) return verdict;
+  char device[64];
+  std::snprintf(device, sizeof(device), "%02x:%02x:%lu", major(st.st_dev), minor(st.st_dev),
+                static_cast<unsigned long>(st.st_ino));
+  FILE* locks = std::fopen("/proc/locks", "re");
+  if (locks == nullptr) return verdict;
+  std::vector<DescriptorIndex::Holder> holders;
+  bool unnamed = false;
+  char line[512];
+  while (std::fgets(line, sizeof(line), locks) != nullptr) {
+    if (std::strstr(line, "->") != nullptr) continue;  // a waiter, not a holder
+    char kind[16], mode[16], access[16], where[64];
+    long pid = 0;
+    if (std::sscanf(line, "%*d: %15s %15s %15s %ld %63s", kind, mode, access, &pid, where) != 5) continue;
+    if (std::strcmp(where, device) != 0) continue;
+    if (pid <= 0) unnamed = true;
+    else holders.push_back({static_cast<pid_t>(pid), -1});
+  }
+  std::fclose(locks);
+  if (unnamed || holders.empty()) return verdict;
+  return ByHolders(file, holders, tree, "its lock");
+}
 
 std::string FdTarget(pid_t pid, int fd) {
   char target[512];

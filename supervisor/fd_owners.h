@@ -45,6 +45,11 @@ struct WakerVerdict {
 // deadlock on a guess.
 WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree);
 
+// For a thread waiting for a lock on `fd` (flock, fcntl): could anything outside `tree` release
+// it? The holders come from /proc/locks; a lock whose holder it does not name (an OFD lock)
+// counts as outside.
+WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const std::set<pid_t>& tree);
+
 // What /proc/PID/fd/FD links to ("pipe:[1234]", "socket:[5678]", a path), or "".
 std::string FdTarget(pid_t pid, int fd);
 

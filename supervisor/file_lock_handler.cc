@@ -3,9 +3,10 @@
 // (flock without LOCK_NB, the two waiting fcntl commands), so other fcntl calls cost nothing.
 //
 // flock and OFD locks belong to the open file description, which a pidfd_getfd copy shares: a
-// non-blocking attempt on the copy takes the lock for the program exactly as its own call
-// would. A process-associated lock (F_SETLKW) belongs to the calling process, so the supervisor
-// only asks whether another owner holds a conflicting one.
+// non-blocking attempt on the copy tells whether the program's call would wait (an OFD lock is
+// then kept, exactly as the program's call would have taken it). A process-associated lock
+// (F_SETLKW) belongs to the calling process, so the supervisor only asks whether another owner
+// holds a conflicting one.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
@@ -24,8 +25,13 @@ Attempt Try(SyscallContext& ctx) {
   const FdCopy copy = ctx.CopyFd(fd);
   if (!copy) return Attempt::kKernelDecides;  // EBADF
   if (ctx.thread.call.nr == SYS_flock) {
-    if (flock(copy.get(), static_cast<int>(ctx.Arg(1)) | LOCK_NB) == 0) return Attempt::kTaken;
-    return errno == EWOULDBLOCK ? Attempt::kHeldByAnother : Attempt::kKernelDecides;
+    // Taken and given back at once: the program's own call then takes it without waiting, and
+    // /proc/locks names the program as the holder, not chess-trace.
+    if (flock(copy.get(), static_cast<int>(ctx.Arg(1)) | LOCK_NB) != 0) {
+      return errno == EWOULDBLOCK ? Attempt::kHeldByAnother : Attempt::kKernelDecides;
+    }
+    flock(copy.get(), LOCK_UN);
+    return Attempt::kFree;
   }
   auto lock = ctx.Memory().Read<struct flock>(ctx.Arg(2));
   if (!lock) return Attempt::kKernelDecides;  // EFAULT

@@ -87,8 +87,12 @@ bool Supervisor::AnyWaiterOnOutside() {
       const WakerVerdict verdict = WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree);
       thread->waits_on = verdict.explanation;
       outside = outside || verdict.outside;
+    } else if (thread->waits_for_object && thread->call.family == seccomp::SyscallFamily::kFileLock) {
+      const WakerVerdict verdict = WhoCanUnlock(thread->process->tgid, static_cast<int>(thread->call.args[0]), tree);
+      thread->waits_on = verdict.explanation;
+      outside = outside || verdict.outside;
     } else if (thread->waits_for_object) {
-      outside = true;  // a lock or semaphore: anyone with access may release it
+      outside = true;  // a semaphore or message queue: anyone with access may use it
     } else if (thread->signal_wait && !thread->deadline) {
       outside = true;  // waiting only for a signal, which anyone may send
     }
