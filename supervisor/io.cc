@@ -14,10 +14,14 @@ constexpr MonoNanos kOutsideRecheck = 1'000'000'000;
 }  // namespace
 
 bool Supervisor::ReleaseReadyWaiters() {
-  // Waiters that hold copies of their descriptors are looked at with one poll() for all.
-  std::vector<pollfd> batch;
-  std::vector<std::pair<Thread*, size_t>> batched;  // thread, index of its first entry
-  std::vector<Thread*> ready_threads;
+  // Waiters that hold copies of their descriptors are looked at with one poll() for all. The
+  // vectors are members: this runs before every decision, and most of the time finds nobody.
+  std::vector<pollfd>& batch = waiter_scratch_.batch;
+  auto& batched = waiter_scratch_.batched;
+  std::vector<Thread*>& ready_threads = waiter_scratch_.ready;
+  batch.clear();
+  batched.clear();
+  ready_threads.clear();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || thread->process->dying) continue;
     if (thread->io_wait && thread->io_wait->held.size() == thread->io_wait->fds.size()) {

@@ -2,6 +2,8 @@
 // one thread runs at a time — and every scheduling decision taken by a search::Strategy.
 #pragma once
 
+#include <poll.h>
+
 #include <chrono>
 #include <functional>
 #include <map>
@@ -139,6 +141,11 @@ class Supervisor final : private HandlerServices {
   EventWaiter waiter_;
   FdProbe fd_probe_;
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
+  struct {
+    std::vector<pollfd> batch;
+    std::vector<std::pair<Thread*, size_t>> batched;  // a waiter, the index of its first entry
+    std::vector<Thread*> ready;
+  } waiter_scratch_;  // ReleaseReadyWaiters' working space
   uint64_t dispatches_ = 0;         // threads resumed so far: a change means the tree moved
   uint64_t outside_checked_at_ = ~uint64_t{0};  // dispatches_ when the outside was last judged
   MonoNanos outside_checked_time_ = 0;
