@@ -66,12 +66,27 @@ def same_as_native(chess_trace, program):
     print(f"ok: exit {native[0]}, stdout identical ({len(native[1])} bytes)")
 
 
+# The calls a thread of a deadlock may be blocked in: futexes, waits for children, reads and
+# writes of pipes and sockets, readiness waits, signal waits, file locks, SysV and POSIX IPC.
+BLOCKING_SYSCALLS = {
+    "futex", "futex_waitv", "wait4", "waitid",
+    "read", "readv", "recvfrom", "recvmsg", "accept", "accept4", "write", "writev", "sendto", "sendmsg",
+    "poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+    "pause", "rt_sigsuspend", "rt_sigtimedwait",
+    "flock", "fcntl", "semop", "semtimedop", "msgsnd", "msgrcv", "mq_timedsend", "mq_timedreceive",
+}
+
+
 def deadlock(chess_trace, functions, program):
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, "report.json")
-        code, _, err = run([chess_trace, "run", "--report", report_path, "--"] + program)
+        # A deadlock is reported at once; a wait misjudged as one on the outside world ends as
+        # `hang` after a few seconds and fails below, instead of running into the timeout.
+        code, _, err = run([chess_trace, "run", "--external-wait", "10", "--report", report_path, "--"] + program)
         if code != 124:
             fail(f"expected exit 124, got {code}\nstderr:\n{err}")
+        if err.startswith("chess-trace: hang"):
+            fail(f"reported as a hang (the waits were judged to be on the outside world), expected a deadlock:\n{err}")
         if not err.startswith("chess-trace: deadlock"):
             fail(f"the report's first line must name the outcome:\n{err}")
         with open(report_path) as f:
@@ -99,8 +114,9 @@ def deadlock(chess_trace, functions, program):
         if thread.get("state") != "blocked":
             fail(f"thread {thread['thread']} is {thread.get('state')!r}, expected 'blocked'")
         syscall = thread.get("syscall", "")
-        if syscall not in ("futex", "wait4", "waitid", "read") or not thread.get("call", "").startswith(f"{syscall}("):
-            fail(f"thread {thread['thread']} should be blocked in a decoded futex, wait or read call: {thread}")
+        if syscall not in BLOCKING_SYSCALLS or not thread.get("call", "").startswith(f"{syscall}("):
+            fail(f"thread {thread['thread']} should be blocked in a decoded blocking call "
+                 f"({', '.join(sorted(BLOCKING_SYSCALLS))}): {thread}")
         frames = thread.get("frames") or []
         if not frames:
             fail(f"thread {thread['thread']} has no stack frames")
