@@ -212,10 +212,13 @@ void DescriptorIndex::Scan() {
   holders_.clear();
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return;
+  // chess-trace's own copies of the program's descriptors (held while a reader or writer
+  // waits) are not holders: they never read or write.
+  const pid_t self = getpid();
   while (dirent* process = readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(process->d_name, &end, 10);
-    if (*end != '\0' || pid <= 0) continue;
+    if (*end != '\0' || pid <= 0 || pid == self) continue;
     const std::string fd_dir = "/proc/" + std::string(process->d_name) + "/fd";
     DIR* fds = opendir(fd_dir.c_str());
     if (fds == nullptr) continue;
