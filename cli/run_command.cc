@@ -72,14 +72,53 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
       ->type_name("N")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run->add_option("--seed", options.seed,
+                  "Seed of everything random the program reads: getrandom, /dev/urandom, the "
+                  "stack canary. The same seed (and schedule) gives the same run")
+      ->type_name("N")
+      ->capture_default_str();
+  run->add_option("--epoch", options.epoch,
+                  "What the program's CLOCK_REALTIME says when it starts: seconds since 1970, or "
+                  "`now`. Time is virtual: it moves as the program runs, and sleeps cost no wall "
+                  "time (default: 2024-01-01 00:00:00 UTC)")
+      ->type_name("now|SECONDS");
+  run->add_flag("--real-time", options.real_time,
+                "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
+                "(for programs that talk to the outside world against real timeouts)");
   run->add_option("command", options.command,
                   "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");
   return run;
 }
 
+// --epoch: nanoseconds since 1970 for "now", a number of seconds, or the default date.
+std::optional<int64_t> ParseEpoch(const std::string& text) {
+  if (text == "now") {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  }
+  if (text == "2024-01-01") return int64_t{1'704'067'200} * 1'000'000'000;
+  size_t used = 0;
+  long long seconds = 0;
+  try {
+    seconds = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  // Up to year 2262, where nanoseconds since 1970 overflow 64 bits.
+  if (used != text.size() || seconds < 0 || seconds > 9'000'000'000LL) return std::nullopt;
+  return static_cast<int64_t>(seconds) * 1'000'000'000;
+}
+
 int RunCommand(const RunOptions& options) {
   Messages messages;
+  const std::optional<int64_t> epoch = ParseEpoch(options.epoch);
+  if (!epoch) {
+    messages.Say("--epoch " + options.epoch + ": expected `now` or a number of seconds since 1970 "
+                 "(0 to 9000000000)");
+    return kExitError;
+  }
   if (options.command.empty()) {
     messages.Say("no program given. Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]");
     return kExitError;
@@ -112,6 +151,8 @@ int RunCommand(const RunOptions& options) {
   for (char** variable = environ; *variable != nullptr; ++variable) spec.env.emplace_back(*variable);
   spec.cpu = pinning->cpu;
   spec.filter = &filter.value();
+  spec.fixed_addresses = true;
+  spec.trap_timestamp_counter = !options.real_time;
 
   supervisor::SupervisorOptions supervisor_options;
   supervisor_options.slice = std::chrono::nanoseconds(static_cast<int64_t>(options.slice_ms * 1e6));
@@ -121,6 +162,8 @@ int RunCommand(const RunOptions& options) {
   }
   if (pinning->cpu) supervisor_options.visible_affinity = pinning->machine_mask;
   supervisor_options.max_processes = options.max_processes;
+  if (!options.real_time) supervisor_options.epoch = *epoch;
+  supervisor_options.seed = options.seed;
   supervisor_options.notice = [&messages](const std::string& text) { messages.Say(text); };
 
   search::NonPreemptiveStrategy strategy;

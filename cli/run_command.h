@@ -17,6 +17,9 @@ struct RunOptions {
   std::optional<double> external_wait_seconds;
   double slice_ms = 10;
   size_t max_processes = 1000;
+  uint64_t seed = 0;
+  std::string epoch = "2024-01-01";  // "now", seconds since 1970, or this fixed date
+  bool real_time = false;
   std::vector<std::string> command;
 };
 

@@ -79,6 +79,22 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_msgrcv, "msgrcv", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, A::kInt, A::kFlags, _}},
       {SYS_mq_timedsend, "mq_timedsend", F::kIpc, true, {A::kFd, A::kAddr, A::kInt, A::kInt, A::kAddr, _}},
       {SYS_mq_timedreceive, "mq_timedreceive", F::kIpc, true, {A::kFd, A::kAddr, A::kInt, A::kAddr, A::kAddr, _}},
+      // Time and randomness (the vDSO is hidden, so these are syscalls).
+      {SYS_clock_gettime, "clock_gettime", F::kTime, false, {A::kInt, A::kAddr, _, _, _, _}},
+      {SYS_gettimeofday, "gettimeofday", F::kTime, false, {A::kAddr, A::kAddr, _, _, _, _}},
+      {SYS_time, "time", F::kTime, false, {A::kAddr, _, _, _, _, _}},
+      {SYS_getcpu, "getcpu", F::kTime, false, {A::kAddr, A::kAddr, A::kAddr, _, _, _}},
+      {SYS_getrandom, "getrandom", F::kRandom, false, {A::kAddr, A::kInt, A::kFlags, _, _, _}},
+      {SYS_alarm, "alarm", F::kTimer, false, {A::kInt, _, _, _, _, _}},
+      {SYS_getitimer, "getitimer", F::kTimer, false, {A::kInt, A::kAddr, _, _, _, _}},
+      {SYS_setitimer, "setitimer", F::kTimer, false, {A::kInt, A::kAddr, A::kAddr, _, _, _}},
+      {SYS_timer_create, "timer_create", F::kTimer, false, {A::kInt, A::kAddr, A::kAddr, _, _, _}},
+      {SYS_timer_settime, "timer_settime", F::kTimer, false, {A::kInt, A::kFlags, A::kAddr, A::kAddr, _, _}},
+      {SYS_timer_gettime, "timer_gettime", F::kTimer, false, {A::kInt, A::kAddr, _, _, _, _}},
+      {SYS_timer_getoverrun, "timer_getoverrun", F::kTimer, false, {A::kInt, _, _, _, _, _}},
+      {SYS_timer_delete, "timer_delete", F::kTimer, false, {A::kInt, _, _, _, _, _}},
+      {SYS_timerfd_settime, "timerfd_settime", F::kTimer, false, {A::kFd, A::kFlags, A::kAddr, A::kAddr, _, _}},
+      {SYS_timerfd_gettime, "timerfd_gettime", F::kTimer, false, {A::kFd, A::kAddr, _, _, _, _}},
       // Waiting for signals.
       {SYS_pause, "pause", F::kSignalWait, true, {_, _, _, _, _, _}},
       {SYS_rt_sigsuspend, "rt_sigsuspend", F::kSignalWait, true, {A::kAddr, A::kInt, _, _, _, _}},
@@ -135,6 +151,9 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kRestart: return "restart";
     case F::kFileLock: return "file-lock";
     case F::kIpc: return "ipc";
+    case F::kTime: return "time";
+    case F::kRandom: return "random";
+    case F::kTimer: return "timer";
   }
   return "unknown";
 }

@@ -32,6 +32,9 @@ enum class SyscallFamily : uint16_t {
   kRestart,      // restart_syscall: the emulated wait a signal interrupted goes on
   kFileLock,     // flock, fcntl(F_SETLKW): disabled while another holder has the lock
   kIpc,          // SysV semaphores and message queues, POSIX message queues
+  kTime,         // clock_gettime, gettimeofday, time, getcpu: answered from the virtual clock
+  kRandom,       // getrandom: answered from the run's seeded generator
+  kTimer,        // alarm, itimers, POSIX timers, timerfd settings: kept in virtual time
 };
 
 std::string_view FamilyName(SyscallFamily family);

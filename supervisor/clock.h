@@ -1,5 +1,6 @@
-// Clock: the time the program sees and that its deadlines are measured in. Real for now; the
-// determinism work swaps in a virtual clock behind the same interface.
+// Clock: the time the program sees and that its deadlines are measured in. RealClock passes the
+// machine's clocks through; VirtualClock is chess-trace's own, which advances only as the
+// program makes progress and jumps over sleeps, so that runs repeat and sleeps cost nothing.
 #pragma once
 
 #include <time.h>
@@ -17,17 +18,45 @@ inline constexpr int64_t kNanosPerSecond = 1'000'000'000;
 class Clock {
  public:
   virtual ~Clock() = default;
-  // Nanoseconds on `clock` (CLOCK_REALTIME, CLOCK_MONOTONIC, …).
-  virtual int64_t Now(clockid_t clock) const = 0;
+  // Nanoseconds on `clock` (CLOCK_REALTIME, CLOCK_MONOTONIC, …); nullopt for a clock this
+  // clock does not keep (CPU-time clocks of a real clock: the kernel answers those).
+  virtual std::optional<int64_t> Read(clockid_t clock) const = 0;
+  virtual bool IsVirtual() const = 0;
 
-  MonoNanos Monotonic() const { return Now(CLOCK_MONOTONIC); }
+  MonoNanos Monotonic() const { return *Read(CLOCK_MONOTONIC); }
   // An absolute time on `clock` expressed as a CLOCK_MONOTONIC deadline.
   MonoNanos ToMonotonic(clockid_t clock, int64_t absolute) const;
 };
 
 class RealClock final : public Clock {
  public:
-  int64_t Now(clockid_t clock) const override;
+  std::optional<int64_t> Read(clockid_t clock) const override;
+  bool IsVirtual() const override { return false; }
+};
+
+// Virtual time. CLOCK_MONOTONIC starts at a fixed value and moves forward only when the
+// supervisor says so (a small tick per scheduling point and per clock read, a slice per
+// backstop interrupt, a jump to the earliest deadline when nothing can run). CLOCK_REALTIME is
+// the epoch plus the time elapsed; CPU-time clocks are not kept here (the supervisor counts
+// them per thread).
+class VirtualClock final : public Clock {
+ public:
+  // The monotonic clock's value when a run starts (a machine up for a while, as most are).
+  static constexpr MonoNanos kStart = 1000 * kNanosPerSecond;
+
+  explicit VirtualClock(int64_t epoch_realtime) : epoch_(epoch_realtime) {}
+
+  std::optional<int64_t> Read(clockid_t clock) const override;
+  bool IsVirtual() const override { return true; }
+
+  void Advance(int64_t nanos) { now_ += nanos > 0 ? nanos : 0; }
+  void AdvanceTo(MonoNanos when) { now_ = when > now_ ? when : now_; }
+  int64_t Elapsed() const { return now_ - kStart; }
+  int64_t Epoch() const { return epoch_; }
+
+ private:
+  int64_t epoch_;
+  MonoNanos now_ = kStart;
 };
 
 // Reads a struct timespec from the tracee. nullopt with `*error` = EFAULT or EINVAL when the

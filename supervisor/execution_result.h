@@ -32,6 +32,7 @@ struct ExecutionResult {
   uint64_t scheduling_points = 0;
   uint64_t threads_created = 0;
   double wall_seconds = 0;
+  double virtual_seconds = 0;    // how far the program's clock moved (0 with real time)
   std::string message;           // what went wrong, for kError and for hangs
   std::optional<int> exec_errno;  // the program could not be executed
   int stopped_by_signal = 0;     // SIGINT/SIGTERM/SIGHUP to chess-trace ended the run

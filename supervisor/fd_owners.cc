@@ -101,6 +101,25 @@ std::optional<UnixSocket> DescribeUnixSocket(uint32_t inode) {
   return found;
 }
 
+constexpr const char* kEventFd = "anon_inode:[eventfd]";
+
+// "eventfd:7" from "eventfd-id: 7" in /proc/PID/fdinfo/FD, or "" (older kernels have no id).
+std::string EventFdKey(pid_t pid, int fd) {
+  FILE* info = std::fopen(ProcPath(pid, "fdinfo", fd).c_str(), "re");
+  if (info == nullptr) return "";
+  std::string key;
+  char line[256];
+  while (std::fgets(line, sizeof(line), info) != nullptr) {
+    unsigned long id = 0;
+    if (std::sscanf(line, "eventfd-id: %lu", &id) == 1) {
+      key = "eventfd:" + std::to_string(id);
+      break;
+    }
+  }
+  std::fclose(info);
+  return key;
+}
+
 std::string PidList(const std::vector<DescriptorIndex::Holder>& holders) {
   std::set<pid_t> pids;
   for (const auto& holder : holders) pids.insert(holder.pid);
@@ -111,7 +130,7 @@ std::string PidList(const std::vector<DescriptorIndex::Holder>& holders) {
 
 // Could a process outside `tree` make `fd` of `tgid` ready for `events`?
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
-                           const std::set<pid_t>& tree, int depth);
+                           const std::set<pid_t>& tree, bool virtual_timers, int depth);
 
 WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorIndex::Holder>& holders,
                        const std::set<pid_t>& tree, const std::string& what) {
@@ -125,7 +144,8 @@ WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorInde
 }
 
 // An epoll descriptor is ready when one of its targets is: /proc/PID/fdinfo lists them.
-WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const std::set<pid_t>& tree, int depth) {
+WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const std::set<pid_t>& tree,
+                      bool virtual_timers, int depth) {
   FILE* info = std::fopen(ProcPath(tgid, "fdinfo", fd).c_str(), "re");
   WakerVerdict verdict;
   if (info == nullptr) return verdict;
@@ -140,7 +160,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const st
     if (events & EPOLLIN) wanted |= POLLIN;
     if (events & EPOLLOUT) wanted |= POLLOUT;
     if (events & EPOLLPRI) wanted |= POLLPRI;
-    const WakerVerdict part = ForDescriptor(tgid, target, wanted, index, tree, depth + 1);
+    const WakerVerdict part = ForDescriptor(tgid, target, wanted, index, tree, virtual_timers, depth + 1);
     verdict.outside = verdict.outside || part.outside;
     targets += (targets.empty() ? "" : "; ") + std::to_string(target) + ": " + part.explanation;
   }
@@ -150,7 +170,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const st
 }
 
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
-                           const std::set<pid_t>& tree, int depth) {
+                           const std::set<pid_t>& tree, bool virtual_timers, int depth) {
   const std::string file = FdTarget(tgid, fd);
   WakerVerdict outside{true, file.empty() ? "fd " + std::to_string(fd) : file};
   if (file.empty() || depth > 4) return outside;
@@ -168,7 +188,15 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
     const std::string peer = "socket:[" + std::to_string(socket_info->peer) + "]";
     return ByHolders(file, index.HoldersOf(peer), tree, "its peer " + peer);
   }
-  if (file == "anon_inode:[eventpoll]") return ForEpoll(tgid, fd, index, tree, depth);
+  if (file == "anon_inode:[eventpoll]") return ForEpoll(tgid, fd, index, tree, virtual_timers, depth);
+  if (file == kEventFd) {
+    // Any holder may write it (or read it, for a writer waiting on a full counter).
+    const std::string key = EventFdKey(tgid, fd);
+    if (key.empty()) return outside;
+    return ByHolders(file, index.HoldersOf(key), tree, "it");
+  }
+  // A timerfd in virtual time fires when the supervisor says: never the outside world's.
+  if (file == "anon_inode:[timerfd]" && virtual_timers) return {false, file + ", a timer in virtual time"};
   return outside;  // a terminal, a file, a named FIFO, an eventfd…
 }
 
@@ -227,9 +255,17 @@ void DescriptorIndex::Scan() {
       if (*end != '\0' || entry->d_name[0] == '.') continue;
       char target[256];
       const ssize_t n = readlinkat(dirfd(fds), entry->d_name, target, sizeof(target) - 1);
-      // Only pipes and sockets are looked up by holder.
-      if (n <= 0 || (std::strncmp(target, "pipe:", 5) != 0 && std::strncmp(target, "socket:", 7) != 0)) continue;
-      holders_[std::string(target, static_cast<size_t>(n))].push_back({static_cast<pid_t>(pid), static_cast<int>(fd)});
+      if (n <= 0) continue;
+      const std::string file(target, static_cast<size_t>(n));
+      // Pipes and sockets are looked up by holder; eventfds, which all share one inode, by the
+      // id their fdinfo gives each.
+      std::string key;
+      if (file.rfind("pipe:", 0) == 0 || file.rfind("socket:", 0) == 0) {
+        key = file;
+      } else if (file == kEventFd) {
+        key = EventFdKey(static_cast<pid_t>(pid), static_cast<int>(fd));
+      }
+      if (!key.empty()) holders_[key].push_back({static_cast<pid_t>(pid), static_cast<int>(fd)});
     }
     closedir(fds);
   }
@@ -251,11 +287,12 @@ std::vector<DescriptorIndex::Holder> DescriptorIndex::HoldersOf(const std::strin
   return found;
 }
 
-WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree) {
+WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree,
+                       bool virtual_timers) {
   WakerVerdict verdict;
   verdict.outside = false;
   for (const FdInterest& interest : wait.fds) {
-    const WakerVerdict part = ForDescriptor(tgid, interest.fd, interest.events, index, tree, 0);
+    const WakerVerdict part = ForDescriptor(tgid, interest.fd, interest.events, index, tree, virtual_timers, 0);
     verdict.outside = verdict.outside || part.outside;
     verdict.explanation += (verdict.explanation.empty() ? "" : "; ") + part.explanation;
   }

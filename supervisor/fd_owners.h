@@ -43,7 +43,9 @@ struct WakerVerdict {
 // For a thread waiting on `wait`: could anything outside `tree` (live processes of the traced
 // tree) end it? Unknown kinds of descriptors count as outside, so a wait is never called a
 // deadlock on a guess.
-WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree);
+// With `virtual_timers`, a timerfd is the supervisor's to fire, never the outside world's.
+WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree,
+                       bool virtual_timers);
 
 // For a thread waiting for a lock on `fd` (flock, fcntl): could anything outside `tree` release
 // it? The holders come from /proc/locks; a lock whose holder it does not name (an OFD lock)

@@ -46,6 +46,12 @@ unsigned FdCopy::FileType() const {
   return st.st_mode & S_IFMT;
 }
 
+std::optional<uint64_t> FdCopy::DeviceNumber() const {
+  struct stat st{};
+  if (fstat(fd_, &st) != 0 || (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))) return std::nullopt;
+  return st.st_rdev;
+}
+
 std::optional<int64_t> FdCopy::SocketTimeout(int option) const {
   timeval timeout{};
   socklen_t length = sizeof(timeout);

@@ -34,6 +34,8 @@ class FdCopy {
   bool Nonblocking() const;
   // S_IFIFO, S_IFSOCK, S_IFREG… (0 when unknown).
   unsigned FileType() const;
+  // For a device: its number (st_rdev).
+  std::optional<uint64_t> DeviceNumber() const;
   // A socket's SO_RCVTIMEO or SO_SNDTIMEO in nanoseconds when one is set.
   std::optional<int64_t> SocketTimeout(int option) const;
 

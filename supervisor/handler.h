@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "search/outcome.h"
+#include "search/random.h"
 #include "search/scheduling_point.h"
 #include "supervisor/clock.h"
 #include "supervisor/fd_probe.h"
@@ -82,6 +83,10 @@ class HandlerServices {
   virtual void SignalSent(pid_t pid, bool thread) = 0;
   // The thread's descriptors, looked at without touching them.
   virtual FdProbe& Fds() = 0;
+  // The run's seeded randomness, or nullptr when the program gets the machine's.
+  virtual search::SeededRandom* Random() = 0;
+  // Virtual time moves by `nanos` (a clock read); nothing happens with real time.
+  virtual void AdvanceTime(int64_t nanos) = 0;
   // Whether reads, writes and polls of pipes and sockets are scheduling points (a search wants
   // them; a single faithful run does not need to stop there).
   virtual bool IoPoints() = 0;
@@ -183,5 +188,11 @@ FamilyHandler SignalWaitHandler();
 FamilyHandler RestartHandler();
 FamilyHandler FileLockHandler();
 FamilyHandler IpcHandler();
+FamilyHandler TimeHandler();
+FamilyHandler RandomHandler();
+FamilyHandler TimerHandler();
+
+// A read of /dev/urandom or /dev/random, answered from the run's seeded randomness.
+Disposition ReadRandomDevice(SyscallContext& context);
 
 }  // namespace chess::supervisor

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 #include <cerrno>
 
@@ -23,6 +24,12 @@ uint64_t MessageFlags(const SyscallContext& ctx) {
   }
 }
 
+// /dev/random (1:8) and /dev/urandom (1:9).
+bool IsRandomDevice(const FdCopy& copy) {
+  const std::optional<uint64_t> device = copy.DeviceNumber();
+  return device && major(*device) == 1 && (minor(*device) == 8 || minor(*device) == 9);
+}
+
 Disposition InputEntry(SyscallContext& ctx) {
   const auto resource = ctx.Arg(0);
   if (ReentersTransfer(ctx.thread)) return ContinueTransfer(ctx, resource);
@@ -32,7 +39,12 @@ Disposition InputEntry(SyscallContext& ctx) {
   FdCopy copy = ctx.CopyFd(fd);
   if (!copy) return Disposition::Native();  // EBADF
   const unsigned type = copy.FileType();
-  if (type == S_IFREG || type == S_IFDIR || type == S_IFBLK || copy.Nonblocking()) return Disposition::Native();
+  if (type == S_IFREG || type == S_IFDIR || type == S_IFBLK) return Disposition::Native();
+  if (type == S_IFCHR && ctx.services.Random() != nullptr && IsRandomDevice(copy) &&
+      (ctx.thread.call.nr == SYS_read || ctx.thread.call.nr == SYS_readv)) {
+    return ReadRandomDevice(ctx);
+  }
+  if (copy.Nonblocking()) return Disposition::Native();
   if (type == S_IFSOCK && ctx.thread.call.nr == SYS_recvfrom && (flags & MSG_WAITALL)) {
     // All of it or nothing: the kernel would sleep between segments.
     StartTransfer(ctx, fd);

@@ -71,7 +71,7 @@ bool Supervisor::AnyWaiterOnEvents() const {
 }
 
 bool Supervisor::AnyWaiterOnOutside() {
-  const MonoNanos now = Now();
+  const MonoNanos now = WallNow();
   if (outside_checked_at_ == dispatches_ && now - outside_checked_time_ < kOutsideRecheck) return outside_verdict_;
   outside_checked_at_ = dispatches_;
   outside_checked_time_ = now;
@@ -82,26 +82,31 @@ bool Supervisor::AnyWaiterOnOutside() {
   DescriptorIndex index;
   bool scanned = false;
   bool outside = false;
+  bool data = false;
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kStopped) outside = true;  // anyone may send a SIGCONT
     if (thread->state != ThreadState::kBlocked) continue;
     if (thread->io_wait) {
       if (!scanned) index.Scan();
       scanned = true;
-      const WakerVerdict verdict = WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree);
+      const WakerVerdict verdict =
+          WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree, virtual_clock_ != nullptr);
       thread->waits_on = verdict.explanation;
       outside = outside || verdict.outside;
+      data = data || verdict.outside;
     } else if (thread->waits_for_object && thread->call.family == seccomp::SyscallFamily::kFileLock) {
       const WakerVerdict verdict = WhoCanUnlock(thread->process->tgid, static_cast<int>(thread->call.args[0]), tree);
       thread->waits_on = verdict.explanation;
       outside = outside || verdict.outside;
     } else if (thread->waits_for_object) {
       outside = true;  // a semaphore or message queue: anyone with access may use it
+      data = true;
     } else if (thread->signal_wait && !thread->deadline) {
       outside = true;  // waiting only for a signal, which anyone may send
     }
   }
   outside_verdict_ = outside;
+  outside_data_ = data;
   return outside;
 }
 

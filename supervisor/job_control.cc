@@ -29,7 +29,7 @@ void Supervisor::OnGroupStop(Thread& thread) {
   }
   thread.state = ThreadState::kStopped;
   thread.at_seccomp_stop = false;
-  last_progress_ = Now();
+  last_progress_ = WallNow();
   Process& process = *thread.process;
   // Its siblings parked in emulated waits take part by running their real call, which the
   // pending stop interrupts at once; the kernel restarts it after the SIGCONT.
@@ -48,7 +48,7 @@ void Supervisor::OnGroupStop(Thread& thread) {
 void Supervisor::OnContinued(Thread& thread) {
   // Back in a ptrace-stop: resuming it goes on where the stop caught it.
   thread.state = ThreadState::kReady;
-  last_progress_ = Now();
+  last_progress_ = WallNow();
   Process& process = *thread.process;
   if (process.job_change != Process::JobChange::kContinued) {
     process.job_change = Process::JobChange::kContinued;

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +38,9 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   sigprocmask(SIG_SETMASK, &none, nullptr);  // the supervisor's mask must not leak into the program
   int error = 0;
   if (cpus != nullptr && sched_setaffinity(0, sizeof(*cpus), cpus) != 0) error = errno;
+  // Both survive exec and are inherited by every thread and child of the program.
+  if (error == 0 && spec.fixed_addresses && personality(static_cast<unsigned long>(PER_LINUX) | ADDR_NO_RANDOMIZE) < 0) error = errno;
+  if (error == 0 && spec.trap_timestamp_counter && prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0) error = errno;
   // Without CAP_SYS_ADMIN the kernel demands NO_NEW_PRIVS for a filter; as root we keep setuid
   // programs working.
   if (error == 0) error = seccomp::InstallFilter(*spec.filter, geteuid() != 0);

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "supervisor/exec_image.h"
 #include "supervisor/futex_key.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
@@ -87,7 +88,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
   child.clear_child_tid = parent.clone_child_tid;
   child.affinity = parent.affinity;
   parent.clone_child_tid = 0;
-  last_progress_ = Now();
+  last_progress_ = WallNow();
 
   if (event == PTRACE_EVENT_VFORK) {
     // The parent sleeps in the kernel until the child execs or exits, then reports
@@ -128,11 +129,28 @@ void Supervisor::OnExec(Thread& thread) {
   execer->process->dying = false;
   execer->process->address_space = threads_.NewAddressSpace();
   execer->clear_child_tid = 0;  // exec releases both registrations (exec_mm_release)
+  execer->process->posix_timers.clear();  // exec deletes POSIX timers; alarm and timerfds stay
   execer->robust_list = 0;
   execer->state = ThreadState::kRunning;
   running_ = execer;
-  last_progress_ = Now();
+  last_progress_ = WallNow();
+  PatchNewImage(*execer);
   ptrace::Resume(execer->tid);
+}
+
+void Supervisor::PatchNewImage(Thread& thread) {
+  ImagePatch patch;
+  patch.hide_vdso = virtual_clock_ != nullptr;
+  if (random_) {
+    patch.random.emplace();
+    random_->Fill(patch.random->data(), patch.random->size());
+  }
+  if (!patch.hide_vdso && !patch.random) return;
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs) || !PatchAuxiliaryVector(thread.tid, regs.Sp(), patch)) {
+    Notice("could not patch the auxiliary vector of a new program image: its clock reads or its "
+           "stack canary may not be deterministic");
+  }
 }
 
 void Supervisor::OnExitEvent(Thread& thread) {
@@ -183,7 +201,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
     last_ = &thread;
     last_stop_ = search::StopReason::kExited;
   }
-  last_progress_ = Now();
+  last_progress_ = WallNow();
   if (thread.tid != process.tgid) {
     threads_.Forget(thread.tid);
     return;
@@ -261,8 +279,8 @@ void Supervisor::KillTree() {
   }
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
   // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
-  const MonoNanos give_up = Now() + 5 * kNanosPerSecond;
-  while (Now() < give_up) {
+  const MonoNanos give_up = WallNow() + 5 * kNanosPerSecond;
+  while (WallNow() < give_up) {
     errno = 0;
     auto event = ptrace::PollAny();
     if (!event) {

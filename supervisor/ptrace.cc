@@ -50,6 +50,8 @@ std::optional<unsigned long> EventMessage(pid_t tid) {
   return message;
 }
 
+bool GetSignalInfo(pid_t tid, siginfo_t& info) { return Call(PTRACE_GETSIGINFO, tid, nullptr, &info) == 0; }
+
 WaitEvent Classify(pid_t tid, int status) {
   WaitEvent event;
   event.tid = tid;

@@ -36,8 +36,16 @@ bool Supervisor::AnyOtherRunnable(const Thread& thread) const {
   return false;
 }
 
+bool Supervisor::AnySleeper() const {
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state == ThreadState::kBlocked && thread->deadline) return true;
+  }
+  return EarliestTimer().has_value();
+}
+
 void Supervisor::FireDueDeadlines() {
-  const MonoNanos now = Now();
+  FireDueTimers();
+  const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || !thread->deadline || *thread->deadline > now) continue;
     const FamilyHandler handler = HandlerFor(thread->call.family);
@@ -75,6 +83,7 @@ void Supervisor::ScheduleNext() {
         dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
                 thread->in_vfork;
       }
+      if (auto timer = EarliestTimer()) earliest = std::min(earliest.value_or(*timer), *timer);
       // Dying threads, a vfork parent, or a leader that exited before its threads (reaped only
       // after them): their events are on their way.
       if (dying || threads_.Live().empty()) {
@@ -88,18 +97,31 @@ void Supervisor::ScheduleNext() {
         continue;
       }
       const bool outside = AnyWaiterOnOutside();
-      if (outside && options_.external_wait && Now() - last_progress_ > options_.external_wait->count()) {
+      if (outside && options_.external_wait && WallNow() - last_progress_ > options_.external_wait->count()) {
         FinishAsHang();
         return;
+      }
+      if (earliest && virtual_clock_ != nullptr && !(outside && WaitsOnOutsideData())) {
+        // A signal already pending (from outside the tree, say) comes first.
+        signal_check_all_ = true;
+        if (ReleaseThreadsWithPendingSignals()) continue;
+        // Virtual time: nothing can happen before the earliest deadline, so it is now. Sleepers
+        // wake in deadline order, and a sleep costs no wall time. (Input expected from outside
+        // holds time back: the program's timeout must leave the outside world its chance.)
+        virtual_clock_->AdvanceTo(*earliest);
+        continue;
       }
       if (earliest || outside) {
         // Nothing can run until the earliest deadline (sleepers wake in deadline order) or
         // until the outside world does something, which is looked for with a growing
-        // interval; and now and then for signals from outside.
+        // interval; and now and then for signals from outside. The program's clock, if
+        // virtual, follows the real time spent waiting.
         outside_poll_nanos_ = std::clamp<int64_t>(outside_poll_nanos_ * 2, 1'000'000, 50'000'000);
-        MonoNanos until = Now() + (outside ? outside_poll_nanos_ : 100'000'000);
-        if (earliest) until = std::min(until, *earliest);
+        const MonoNanos started = WallNow();
+        MonoNanos until = started + (outside ? outside_poll_nanos_ : 100'000'000);
+        if (earliest) until = std::min(until, started + (*earliest - ProgramNow()));
         if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
+        AdvanceTime(WallNow() - started);
         if (PendingStopSignal() || result_) return;
         continue;
       }
@@ -120,6 +142,7 @@ void Supervisor::ScheduleNext() {
     }
     const search::ThreadId picked = strategy_.PickThread(context);
     ++points_;
+    AdvanceTime(kDecisionTick);
     Thread* next = threads_.Find(picked);
     CHESS_CHECK(next != nullptr && Schedulable(*next), "the strategy picked a thread that cannot run");
     if (Dispatch(*next) || result_) return;
@@ -158,7 +181,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   }
   FlushRegisters(thread);
   // The slice restarts on a switch and after a yield, never merely at a scheduling point.
-  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = Now();
+  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = WallNow();
   thread.state = ThreadState::kRunning;
   thread.at_seccomp_stop = false;
   thread.at_syscall_exit = false;
@@ -181,7 +204,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   running_ = nullptr;
   last_ = &thread;
   // A thread that used up its slice gives way as if it had yielded: fairness without a PMU.
-  if (reason == search::StopReason::kReachedPoint && Now() - switched_in_ >= options_.slice.count()) {
+  if (reason == search::StopReason::kReachedPoint && WallNow() - switched_in_ >= options_.slice.count()) {
     reason = search::StopReason::kYielded;
   }
   last_stop_ = reason;
@@ -220,7 +243,7 @@ void Supervisor::Finish(search::Outcome outcome, std::string message) {
 
 bool Supervisor::CheckHang() {
   if (!options_.external_wait || running_ == nullptr) return false;
-  const MonoNanos now = Now();
+  const MonoNanos now = WallNow();
   if (now - last_progress_ < options_.external_wait->count()) return false;
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread != running_ && thread->state != ThreadState::kBlocked &&

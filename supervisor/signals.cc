@@ -58,18 +58,19 @@ void Supervisor::SignalSent(pid_t pid, bool thread) {
   }
 }
 
-bool Supervisor::ReleaseThreadsWithPendingSignals() {
-  const MonoNanos now = Now();
+bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
+  const MonoNanos now = WallNow();
+  bool check_all = signal_check_all_ && !from_tick;
   if (now >= next_signal_scan_) {
-    signal_check_all_ = true;
+    check_all = true;
     next_signal_scan_ = now + kSignalScanInterval;
   }
-  if (!signal_check_all_ && signal_checks_.empty()) return false;
+  if (!check_all && (from_tick || signal_checks_.empty())) return false;
   bool released = false;
   std::set<pid_t> process_signal_taken;
   for (const auto& [id, thread] : threads_.Live()) {
     const pid_t tgid = thread->process->tgid;
-    if (!ParkedInEmulatedWait(*thread) || (!signal_check_all_ && !signal_checks_.count(tgid))) continue;
+    if (!ParkedInEmulatedWait(*thread) || (!check_all && !signal_checks_.count(tgid))) continue;
     auto masks = ReadSignalMasks(thread->tid);
     if (!masks) continue;
     const SignalWait* wait = thread->signal_wait ? &*thread->signal_wait : nullptr;
@@ -80,8 +81,10 @@ bool Supervisor::ReleaseThreadsWithPendingSignals() {
     ReleaseToKernel(*thread);
     released = true;
   }
-  signal_checks_.clear();
-  signal_check_all_ = false;
+  if (!from_tick) {
+    signal_checks_.clear();
+    signal_check_all_ = false;
+  }
   return released;
 }
 

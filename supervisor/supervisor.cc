@@ -18,10 +18,25 @@
 namespace chess::supervisor {
 
 Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
-    : options_(std::move(options)), strategy_(strategy) {}
+    : options_(std::move(options)), strategy_(strategy) {
+  if (options_.epoch) {
+    auto clock = std::make_unique<VirtualClock>(*options_.epoch);
+    virtual_clock_ = clock.get();
+    clock_ = std::move(clock);
+  } else {
+    clock_ = std::make_unique<RealClock>();
+  }
+  if (options_.seed) random_.emplace(*options_.seed);
+}
+
+void Supervisor::AdvanceTime(int64_t nanos) {
+  if (virtual_clock_ == nullptr) return;
+  virtual_clock_->Advance(nanos);
+  if (running_ != nullptr) running_->cpu_nanos += nanos;
+}
 
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
-  const MonoNanos started = Now();
+  const MonoNanos started = WallNow();
   if (auto started_waiter = waiter_.Start(FastTick()); !started_waiter) {
     ExecutionResult failed;
     failed.message = started_waiter.error();
@@ -39,7 +54,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   main_thread.state = ThreadState::kRunning;
   main_thread.point = {main_thread.id, search::OpKind::kThreadStart};
   running_ = &main_thread;
-  switched_in_ = last_progress_ = Now();
+  switched_in_ = last_progress_ = WallNow();
   strategy_.BeginExecution();
   InvariantContext::Set(&threads_);
 
@@ -70,7 +85,8 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   close(launched->exec_error_fd);
   result.scheduling_points = points_;
   result.threads_created = threads_.ThreadsCreated();
-  result.wall_seconds = static_cast<double>(Now() - started) / 1e9;
+  result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
+  if (virtual_clock_ != nullptr) result.virtual_seconds = static_cast<double>(virtual_clock_->Elapsed()) / 1e9;
   return result;
 }
 
@@ -166,12 +182,13 @@ void Supervisor::AdjustTick(bool others_runnable) {
     waiter_.SetTick(FastTick());
     return;
   }
-  // Alone: wake for the earliest deadline, or now and then for signals and hangs.
+  // Alone: wake for the earliest deadline, or now and then for signals and hangs. (In virtual
+  // time a deadline is reached by slices, which need the fast tick: see OnTick.)
   int64_t tick = kLoneTickNanos;
-  const MonoNanos now = Now();
+  const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kBlocked && thread->deadline) {
-      tick = std::min<int64_t>(tick, *thread->deadline - now);
+      tick = virtual_clock_ ? FastTick() : std::min<int64_t>(tick, *thread->deadline - now);
     }
   }
   // Rounded to the fast tick, so that a string of deadlines does not re-arm the timer each time.
@@ -181,25 +198,27 @@ void Supervisor::AdjustTick(bool others_runnable) {
 
 void Supervisor::OnTick() {
   if (running_ == nullptr) return;
-  const MonoNanos now = Now();
+  const MonoNanos now = WallNow();
   if (CheckHang()) return;
-  // A signal sent while this thread runs may be for a parked one, which must get to take it.
-  ReleaseThreadsWithPendingSignals();
+  // Signals from outside the tree may be for a parked thread, which must get to take them.
+  ReleaseThreadsWithPendingSignals(true);
   if (running_->interrupt != Thread::Interrupt::kNone) return;
   FireDueDeadlines();
   // Interrupting is pointless when no other thread could use the CPU (checked first: it is
   // cheap, and a lone thread is the common case).
   ReleaseReadyWaiters();
   const bool others_runnable = AnyOtherRunnable(*running_);
+  // In virtual time a sleeper's deadline comes only as the running thread uses up slices.
+  const bool sleepers = virtual_clock_ != nullptr && AnySleeper();
   // Waiters on the outside become runnable only when looked at: look often while there are any.
-  AdjustTick(others_runnable || AnyWaiterOnEvents());
-  if (!others_runnable) return;
+  AdjustTick(others_runnable || sleepers || AnyWaiterOnEvents());
+  if (!others_runnable && !sleepers) return;
   const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
   if (ran < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
   const bool slice_used = ran >= options_.slice.count();
-  if (!slice_used && !AsleepInKernel(running_->tid)) return;
+  if (!slice_used && !(others_runnable && AsleepInKernel(running_->tid))) return;
   if (ptrace::Interrupt(running_->tid)) running_->interrupt = Thread::Interrupt::kRequested;
 }
 
@@ -207,7 +226,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "seccomp stop of a thread that was not running");
   // One GETREGS gives the call and its arguments, and completing it is one SETREGS.
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
-  last_progress_ = Now();
+  last_progress_ = WallNow();
   thread.at_seccomp_stop = true;
   thread.at_syscall_exit = false;
   thread.call.nr = thread.regs.SyscallNr();
@@ -291,20 +310,24 @@ void Supervisor::OnInterruptStop(Thread& thread) {
   if (!ptrace::GetRegisters(thread.tid, regs)) return;
   // An interrupt requested earlier can surface right after the thread is resumed again; within
   // a fresh slice, and unless it caught the thread asleep in the kernel, it is no preemption.
-  if (Now() - switched_in_ < options_.slice.count() && !regs.InInterruptedSyscall()) {
+  if (WallNow() - switched_in_ < options_.slice.count() && !regs.InInterruptedSyscall()) {
     ptrace::Resume(thread.tid);
     return;
   }
   thread.at_seccomp_stop = false;
   if (regs.InInterruptedSyscall()) {
     // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,
-    // a pipe fed from outside…). It restarts transparently when resumed.
+    // a pipe fed from outside…). It restarts transparently when resumed. It waited in real
+    // time, and so did the program's clock.
+    AdvanceTime(WallNow() - switched_in_);
     thread.state = ThreadState::kExternal;
     thread.call.nr = regs.SyscallNr();
     for (int i = 0; i < 6; ++i) thread.call.args[i] = regs.Arg(i);
     Park(thread, search::StopReason::kBlocked);
     return;
   }
+  // A backstop interrupt: the thread computed for a whole slice.
+  AdvanceTime(options_.slice.count());
   thread.state = ThreadState::kReady;
   thread.point = {thread.id, search::OpKind::kInterrupted};
   Park(thread, search::StopReason::kYielded);
@@ -313,7 +336,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
 void Supervisor::OnSyscallExitStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "syscall-exit stop of a thread that was not running");
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
-  last_progress_ = Now();
+  last_progress_ = WallNow();
   thread.at_syscall_exit = true;
   SyscallContext context{thread, *this};
   const FamilyHandler handler = HandlerFor(thread.call.family);
@@ -340,6 +363,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 }
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
+  if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
     ptrace::Resume(thread.tid, signal);
@@ -395,6 +419,9 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kRestart: return RestartHandler();
     case F::kFileLock: return FileLockHandler();
     case F::kIpc: return IpcHandler();
+    case F::kTime: return TimeHandler();
+    case F::kRandom: return RandomHandler();
+    case F::kTimer: return TimerHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,6 +31,8 @@ namespace chess::supervisor {
 inline constexpr int64_t kWatchdogNanos = 2'000'000;
 // The tick while the running thread is alone: only deadlines, signals and hangs need it.
 inline constexpr int64_t kLoneTickNanos = 50'000'000;
+// How far virtual time moves at each scheduling decision.
+inline constexpr int64_t kDecisionTick = 1'000;
 
 struct SupervisorOptions {
   // A thread that runs this long without giving up the CPU is interrupted (a forced yield)
@@ -44,6 +47,12 @@ struct SupervisorOptions {
   // Reads, writes and polls of pipes and sockets are scheduling points (for a search); a run
   // that only needs to be faithful lets ready I/O through without stopping to decide.
   bool io_points = false;
+  // Virtual time whose CLOCK_REALTIME starts at this epoch (nanoseconds since 1970); nullopt:
+  // the program sees the machine's clocks and sleeps take real time.
+  std::optional<int64_t> epoch;
+  // The seed of the program's randomness (getrandom, /dev/urandom, AT_RANDOM); nullopt: the
+  // machine's.
+  std::optional<uint64_t> seed;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -58,7 +67,7 @@ class Supervisor final : private HandlerServices {
   void Wake(Thread& thread, int64_t result) override;
   ThreadTable& Threads() override { return threads_; }
   FutexTable& Futexes() override { return futexes_; }
-  const Clock& Time() override { return clock_; }
+  const Clock& Time() override { return *clock_; }
   void Notice(const std::string& text) override;
   const std::vector<uint8_t>& VisibleAffinity() override { return options_.visible_affinity; }
   void Stop(search::Outcome outcome, const std::string& message) override;
@@ -67,6 +76,8 @@ class Supervisor final : private HandlerServices {
   void SignalSent(pid_t pid, bool thread) override;
   FdProbe& Fds() override { return fd_probe_; }
   bool IoPoints() override { return options_.io_points; }
+  search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
+  void AdvanceTime(int64_t nanos) override;
 
   // Threads waiting on descriptors or objects that could now go on become ready: their
   // operation runs again when they are picked (io.cc).
@@ -78,6 +89,9 @@ class Supervisor final : private HandlerServices {
   // input from outside, a signal. If not, that is a deadlock. Looks at who holds the other
   // ends of pipes and sockets (io.cc), at most once a second while nothing changes.
   bool AnyWaiterOnOutside();
+  // After AnyWaiterOnOutside: whether some outside wait is for data, not only for a signal or a
+  // SIGCONT. Only such waits hold virtual time back: a timer is the likelier end of a pause().
+  bool WaitsOnOutsideData() const { return outside_data_; }
 
   // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
   void ReleaseToKernel(Thread& thread);
@@ -85,7 +99,9 @@ class Supervisor final : private HandlerServices {
   void ClearWait(Thread& thread);
 
   // Signals (signals.cc).
-  bool ReleaseThreadsWithPendingSignals();
+  // `from_tick`: called while a thread runs. The targets noted by a signal-sending syscall are
+  // then left for the next decision: the call may not have reached the kernel yet.
+  bool ReleaseThreadsWithPendingSignals(bool from_tick = false);
 
   // Events (supervisor.cc).
   void HandleEvent(const ptrace::WaitEvent& event);
@@ -98,6 +114,8 @@ class Supervisor final : private HandlerServices {
   void OnSeccompStop(Thread& thread);
   void OnInterruptStop(Thread& thread);
   void OnSyscallExitStop(Thread& thread);
+  // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).
+  bool EmulateTimestampCounter(Thread& thread);
 
   // Job control (job_control.cc): a thread enters a group-stop, and leaves it on SIGCONT.
   void OnGroupStop(Thread& thread);
@@ -111,6 +129,8 @@ class Supervisor final : private HandlerServices {
   // Thread lifecycle (lifecycle.cc).
   void OnThreadCreated(Thread& parent, int event);
   void OnExec(Thread& thread);
+  // Hides the vDSO and seeds AT_RANDOM in a new image (virtual time, seeded randomness).
+  void PatchNewImage(Thread& thread);
   void OnExitEvent(Thread& thread);
   void OnDeath(Thread& thread, const ptrace::WaitEvent& event);
   void ReplayExitWakes(Thread& thread);
@@ -123,6 +143,13 @@ class Supervisor final : private HandlerServices {
   void CompleteSyscall(Thread& thread, int64_t value);
   void FireDueDeadlines();
   bool AnyOtherRunnable(const Thread& thread) const;
+  bool AnySleeper() const;
+
+  // Virtual-time timers (timers.cc).
+  std::optional<MonoNanos> EarliestTimer() const;
+  void FireDueTimers();
+  void SendTimerSignal(Process& process, VirtualTimer& timer);
+  void ExpireTimerFd(Process& process, int fd);
   std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();
@@ -131,13 +158,20 @@ class Supervisor final : private HandlerServices {
   void FlushRegisters(Thread& thread);
 
   FamilyHandler HandlerFor(seccomp::SyscallFamily family) const;
-  MonoNanos Now() const { return clock_.Monotonic(); }
+  // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
+  MonoNanos WallNow() const { return wall_.Monotonic(); }
+  // The program's time, in which its deadlines are measured (virtual unless --real-time).
+  MonoNanos ProgramNow() const { return clock_->Monotonic(); }
+
 
   SupervisorOptions options_;
   search::Strategy& strategy_;
   ThreadTable threads_;
   FutexTable futexes_;
-  RealClock clock_;
+  RealClock wall_;
+  std::unique_ptr<Clock> clock_;
+  VirtualClock* virtual_clock_ = nullptr;  // clock_ when time is virtual
+  std::optional<search::SeededRandom> random_;
   EventWaiter waiter_;
   FdProbe fd_probe_;
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
@@ -150,6 +184,7 @@ class Supervisor final : private HandlerServices {
   uint64_t outside_checked_at_ = ~uint64_t{0};  // dispatches_ when the outside was last judged
   MonoNanos outside_checked_time_ = 0;
   bool outside_verdict_ = true;
+  bool outside_data_ = true;  // …and some of it is data (input, room, a lock), not only signals
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")

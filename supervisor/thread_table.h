@@ -42,6 +42,18 @@ std::optional<char> KernelState(pid_t tid);
 bool AsleepInKernel(pid_t tid);
 
 
+// A timer kept in virtual time: alarm/setitimer(ITIMER_REAL), a POSIX timer, or a timerfd
+// (whose kernel timer stays disarmed until its virtual expiry).
+struct VirtualTimer {
+  std::optional<MonoNanos> expires;  // disarmed when empty
+  int64_t interval = 0;              // nanoseconds; 0: one-shot
+  // What an expiry does: a signal (alarm, POSIX timers), or arming the timerfd.
+  int signal = 0;
+  pid_t thread = 0;       // SIGEV_THREAD_ID: the one thread to signal
+  uint64_t value = 0;     // sigev_value, passed in the signal's si_value
+  int overrun = 0;        // expiries while the previous signal was still pending
+};
+
 struct Process {
   pid_t tgid = 0;
   pid_t parent = 0;            // the process that reaps it (0: chess-trace itself)
@@ -49,6 +61,11 @@ struct Process {
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
+  int64_t dead_threads_cpu_nanos = 0;  // virtual CPU time of its threads that are gone
+  // Virtual-time timers: ITIMER_REAL (alarm), POSIX timers by id, timerfds by descriptor.
+  VirtualTimer alarm;
+  std::map<int, VirtualTimer> posix_timers;
+  std::map<int, VirtualTimer> timerfds;
   // A job-control change its parent has not collected yet: wait4(WUNTRACED) reports a stop,
   // WCONTINUED a continue.
   enum class JobChange : uint8_t { kNone, kStopped, kContinued } job_change = JobChange::kNone;
@@ -162,6 +179,9 @@ struct Thread {
 
   // Backstop interrupt bookkeeping: a PTRACE_INTERRUPT may be overtaken by another stop.
   enum class Interrupt : uint8_t { kNone, kRequested } interrupt = Interrupt::kNone;
+
+  // Virtual CPU time: the virtual time that passed while this thread ran.
+  int64_t cpu_nanos = 0;
 
   // The CPU mask the program asked for (sched_setaffinity is emulated while pinned).
   std::vector<uint8_t> affinity;

@@ -1,0 +1,50 @@
+#include "supervisor/exec_image.h"
+
+#include <elf.h>
+
+#include "supervisor/remote_memory.h"
+
+namespace chess::supervisor {
+namespace {
+
+// More entries than any kernel writes (about 25 today): a bound for a damaged stack.
+constexpr int kMaxAuxvEntries = 128;
+constexpr uint64_t kMaxStrings = 1 << 20;  // argv + envp entries, a bound of the same kind
+
+// The address just past a NULL-terminated array of pointers starting at `address`.
+std::optional<uint64_t> SkipPointerArray(const RemoteMemory& memory, uint64_t address) {
+  uint64_t block[64];
+  for (uint64_t read = 0; read < kMaxStrings; read += 64) {
+    if (!memory.Read(address, block, sizeof(block))) return std::nullopt;
+    for (int i = 0; i < 64; ++i, address += 8) {
+      if (block[i] == 0) return address + 8;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool PatchAuxiliaryVector(pid_t tid, uint64_t stack_pointer, const ImagePatch& patch) {
+  const RemoteMemory memory(tid);
+  auto argc = memory.Read<uint64_t>(stack_pointer);
+  if (!argc) return false;
+  const uint64_t envp = stack_pointer + 8 + (*argc + 1) * 8;
+  auto auxv = SkipPointerArray(memory, envp);
+  if (!auxv) return false;
+  bool ok = true;
+  for (int i = 0; i < kMaxAuxvEntries; ++i) {
+    const uint64_t entry = *auxv + static_cast<uint64_t>(i) * 16;
+    auto pair = memory.Read<Elf64_auxv_t>(entry);
+    if (!pair) return false;
+    if (pair->a_type == AT_NULL) return ok;
+    if (pair->a_type == AT_SYSINFO_EHDR && patch.hide_vdso) {
+      ok = memory.Write(entry, uint64_t{AT_IGNORE}) && ok;
+    } else if (pair->a_type == AT_RANDOM && patch.random) {
+      ok = memory.Write(pair->a_un.a_val, patch.random->data(), patch.random->size()) && ok;
+    }
+  }
+  return false;
+}
+
+}  // namespace chess::supervisor
