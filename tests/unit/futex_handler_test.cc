@@ -36,6 +36,8 @@ class FakeServices final : public HandlerServices {
   void SignalSent(pid_t, bool) override {}
   FdProbe& Fds() override { return fds_; }
   bool IoPoints() override { return false; }
+  search::SeededRandom* Random() override { return nullptr; }
+  void AdvanceTime(int64_t) override {}
 
   ThreadTable threads_;
   FdProbe fds_;
