@@ -82,6 +82,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
                   "`now`. Time is virtual: it moves as the program runs, and sleeps cost no wall "
                   "time (default: 2024-01-01 00:00:00 UTC)")
       ->type_name("now|SECONDS");
+  run->add_option("--isolate", options.isolate,
+                  "Namespaces the program's tree runs in, so its pids, tids and hostname are the "
+                  "same every run: a comma-separated list of pid, uts, ipc, mnt, or none (default: "
+                  "all four where the kernel allows them; given explicitly, a refusal is an error)")
+      ->type_name("LIST");
   run->add_flag("--real-time", options.real_time,
                 "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
                 "(for programs that talk to the outside world against real timeouts)");
@@ -164,6 +169,13 @@ int RunCommand(const RunOptions& options) {
   supervisor_options.max_processes = options.max_processes;
   if (!options.real_time) supervisor_options.epoch = *epoch;
   supervisor_options.seed = options.seed;
+  auto isolation = supervisor::ParseIsolation(options.isolate.value_or("pid,uts,ipc,mnt"));
+  if (!isolation) {
+    messages.Say(isolation.error());
+    return kExitError;
+  }
+  supervisor_options.isolation.namespaces = *isolation;
+  supervisor_options.isolation_required = options.isolate.has_value();
   supervisor_options.notice = [&messages](const std::string& text) { messages.Say(text); };
 
   search::NonPreemptiveStrategy strategy;

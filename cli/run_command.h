@@ -20,6 +20,7 @@ struct RunOptions {
   uint64_t seed = 0;
   std::string epoch = "2024-01-01";  // "now", seconds since 1970, or this fixed date
   bool real_time = false;
+  std::optional<std::string> isolate;  // given: required; default: pid,uts,ipc,mnt where allowed
   std::vector<std::string> command;
 };
 

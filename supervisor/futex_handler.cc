@@ -39,7 +39,7 @@ struct WaitvEntry {
 
 // --- small helpers -------------------------------------------------------------------------
 
-pid_t VisibleTid(const Thread& thread) { return thread.tid; }
+pid_t VisibleTid(const Thread& thread) { return thread.program_tid; }
 
 FutexWaiter MakeWaiter(const SyscallContext& ctx, uint32_t bitset = kBitsetAll) {
   FutexWaiter waiter;
@@ -182,7 +182,7 @@ Disposition FutexLockPi(SyscallContext& ctx, const FutexCall& call, bool may_def
     return Disposition::Complete(taken < 0 ? taken : 0);
   }
   if (call.cmd == FUTEX_TRYLOCK_PI) return Disposition::Complete(-EAGAIN);
-  Thread* owner = ctx.services.Threads().Find(holder);
+  Thread* owner = ctx.services.Threads().FindByProgramTid(holder);
   if (owner == nullptr || !owner->Alive()) {
     // The owner died without a robust list entry for this lock: the kernel answers ESRCH.
     if ((word & kOwnerDiedBit) == 0) return Disposition::Complete(-ESRCH);

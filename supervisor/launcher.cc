@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "seccomp/install.h"
 #include "supervisor/ptrace.h"
@@ -54,23 +55,48 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
 
 }  // namespace
 
-Result<LaunchedProgram> Launch(const LaunchSpec& spec) {
-  std::vector<char*> argv = CStrings(spec.argv);
-  std::vector<char*> envp = CStrings(spec.env);
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (spec.cpu) CPU_SET(*spec.cpu, &cpus);
+std::function<void(int, int)> ProgramMain(const LaunchSpec& spec) {
+  struct Prepared {
+    LaunchSpec spec;
+    std::vector<char*> argv;
+    std::vector<char*> envp;
+    cpu_set_t cpus;
+  };
+  auto prepared = std::make_shared<Prepared>();
+  prepared->spec = spec;
+  prepared->argv = CStrings(prepared->spec.argv);
+  prepared->envp = CStrings(prepared->spec.env);
+  CPU_ZERO(&prepared->cpus);
+  if (spec.cpu) CPU_SET(*spec.cpu, &prepared->cpus);
+  return [prepared](int go_fd, int error_fd) {
+    ChildMain(prepared->spec, prepared->argv.data(), prepared->envp.data(), go_fd, error_fd,
+              prepared->spec.cpu ? &prepared->cpus : nullptr);
+  };
+}
+
+Result<LaunchedProgram> Launch(const LaunchSpec& spec, IsolatedInit* isolation) {
   int go[2];
   int error[2];
   if (pipe2(go, O_CLOEXEC) != 0 || pipe2(error, O_CLOEXEC) != 0) {
     return Error{std::string("pipe: ") + std::strerror(errno)};
   }
-  const pid_t pid = fork();
-  if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
-  if (pid == 0) {
-    close(go[1]);
-    close(error[0]);
-    ChildMain(spec, argv.data(), envp.data(), go[0], error[1], spec.cpu ? &cpus : nullptr);
+  pid_t pid = 0;
+  if (isolation != nullptr) {
+    auto spawned = isolation->Spawn(go[0], error[1]);
+    if (!spawned) {
+      for (int fd : {go[0], go[1], error[0], error[1]}) close(fd);
+      return Error{spawned.error()};
+    }
+    pid = *spawned;
+  } else {
+    const auto program = ProgramMain(spec);
+    pid = fork();
+    if (pid < 0) return Error{std::string("fork: ") + std::strerror(errno)};
+    if (pid == 0) {
+      close(go[1]);
+      close(error[0]);
+      program(go[0], error[1]);
+    }
   }
   close(go[0]);
   close(error[1]);

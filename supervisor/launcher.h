@@ -4,12 +4,14 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "search/result.h"
 #include "seccomp/filter.h"
+#include "supervisor/isolation.h"
 
 namespace chess::supervisor {
 
@@ -28,7 +30,14 @@ struct LaunchedProgram {
   int exec_error_fd = -1;  // read end: holds errno if execve failed in the child
 };
 
-Result<LaunchedProgram> Launch(const LaunchSpec& spec);
+// What runs in the new process, given the read end of the pipe it waits on until it is traced
+// and the write end it reports an exec failure to: affinity, personality, the filter, execve.
+// The function owns copies of everything it needs (it may run in a copy of chess-trace made
+// before the launch: see IsolatedInit).
+std::function<void(int go_fd, int error_fd)> ProgramMain(const LaunchSpec& spec);
+
+// Starts the program as a seized tracee: forked by chess-trace, or by the init of `isolation`.
+Result<LaunchedProgram> Launch(const LaunchSpec& spec, IsolatedInit* isolation = nullptr);
 
 // The errno the child wrote when its execve failed, if it did.
 std::optional<int> ReadExecError(int exec_error_fd);

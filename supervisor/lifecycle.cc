@@ -261,7 +261,7 @@ void Supervisor::ReplayExitWakes(Thread& thread) {
     if (heir == nullptr) continue;
     if (first->pi && (*word & FUTEX_TID_MASK) == 0) {
       futexes_.Wake(key, 1);
-      const uint32_t handed = static_cast<uint32_t>(heir->tid) | FUTEX_OWNER_DIED |
+      const uint32_t handed = static_cast<uint32_t>(heir->program_tid) | FUTEX_OWNER_DIED |
                               (futexes_.Waiters(key) > 0 ? FUTEX_WAITERS : 0);
       memory.Write(address, handed);
       Wake(*heir, 0);
@@ -274,6 +274,7 @@ void Supervisor::ReplayExitWakes(Thread& thread) {
 }
 
 void Supervisor::KillTree() {
+  init_.Stop();  // the init of the tree's namespaces, and with it everything in them
   for (const auto& [tgid, process] : threads_.Processes()) {
     if (!process->exit_code && !process->exit_signal) kill(tgid, SIGKILL);
   }

@@ -46,7 +46,7 @@ Disposition AffinityEntry(SyscallContext& ctx) {
   const std::vector<uint8_t>& machine = ctx.services.VisibleAffinity();
   if (machine.empty()) return Disposition::Native();
   const auto pid = static_cast<pid_t>(ctx.Arg(0));
-  Thread* target = pid == 0 ? &ctx.thread : ctx.services.Threads().Find(pid);
+  Thread* target = pid == 0 ? &ctx.thread : ctx.services.Threads().FindByProgramTid(pid);
   if (target == nullptr) return Disposition::Native();  // outside the tree: the kernel answers
   const uint64_t length = ctx.Arg(1);
   const uint64_t mask_address = ctx.Arg(2);

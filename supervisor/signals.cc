@@ -51,10 +51,13 @@ void Supervisor::SignalSent(pid_t pid, bool thread) {
     signal_check_all_ = true;
     return;
   }
+  // `pid` is the program's.
   if (thread) {
-    if (Thread* target = threads_.Find(pid)) signal_checks_.insert(target->process->tgid);
+    if (Thread* target = threads_.FindByProgramTid(pid)) signal_checks_.insert(target->process->tgid);
+  } else if (Process* target = threads_.FindByProgramPid(pid)) {
+    signal_checks_.insert(target->tgid);
   } else {
-    signal_checks_.insert(pid);
+    signal_check_all_ = true;
   }
 }
 

@@ -1,6 +1,8 @@
 #include "supervisor/supervisor.h"
 
 #include <signal.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,6 +31,25 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
   if (options_.seed) random_.emplace(*options_.seed);
 }
 
+Result<void> Supervisor::Isolate(const LaunchSpec& spec) {
+  if (options_.isolation.namespaces == 0) return {};
+  if (auto started = init_.Start(options_.isolation, ProgramMain(spec)); !started) {
+    if (options_.isolation_required) return Error{started.error()};
+    Notice(started.error() + "; running without isolation (pids and the hostname are the machine's)");
+    return {};
+  }
+  isolated_ = init_.Namespaces();
+  threads_.TranslateIds((isolated_ & CLONE_NEWPID) != 0);
+  // SysV IPC objects are the tree's now: chess-trace looks at them (semctl, msgctl) from there.
+  if (isolated_ & CLONE_NEWIPC) {
+    const std::string path = "/proc/" + std::to_string(init_.InitPid()) + "/ns/ipc";
+    const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns < 0 || setns(ns, CLONE_NEWIPC) != 0) Notice("cannot enter the tree's IPC namespace: waits on SysV semaphores and queues fall back to the watchdog");
+    if (ns >= 0) close(ns);
+  }
+  return {};
+}
+
 void Supervisor::AdvanceTime(int64_t nanos) {
   if (virtual_clock_ == nullptr) return;
   virtual_clock_->Advance(nanos);
@@ -42,7 +63,12 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     failed.message = started_waiter.error();
     return failed;
   }
-  auto launched = Launch(spec);
+  if (auto isolated = Isolate(spec); !isolated) {
+    ExecutionResult failed;
+    failed.message = isolated.error();
+    return failed;
+  }
+  auto launched = Launch(spec, init_.Started() ? &init_ : nullptr);
   if (!launched) {
     ExecutionResult failed;
     failed.message = launched.error();

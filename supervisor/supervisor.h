@@ -20,6 +20,7 @@
 #include "supervisor/execution_result.h"
 #include "supervisor/futex_table.h"
 #include "supervisor/handler.h"
+#include "supervisor/isolation.h"
 #include "supervisor/launcher.h"
 #include "supervisor/ptrace.h"
 #include "supervisor/thread_table.h"
@@ -53,6 +54,10 @@ struct SupervisorOptions {
   // The seed of the program's randomness (getrandom, /dev/urandom, AT_RANDOM); nullopt: the
   // machine's.
   std::optional<uint64_t> seed;
+  // Namespaces for the tree (pid, uts, ipc, mnt); without `isolation_required` a kernel that
+  // refuses them means a run without, and a notice.
+  IsolationSpec isolation;
+  bool isolation_required = false;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -61,6 +66,8 @@ class Supervisor final : private HandlerServices {
  public:
   Supervisor(SupervisorOptions options, search::Strategy& strategy);
   ExecutionResult Run(const LaunchSpec& spec);
+  // Which namespaces the last run had (after Run).
+  int IsolatedNamespaces() const { return isolated_; }
 
  private:
   // HandlerServices.
@@ -173,6 +180,7 @@ class Supervisor final : private HandlerServices {
   VirtualClock* virtual_clock_ = nullptr;  // clock_ when time is virtual
   std::optional<search::SeededRandom> random_;
   EventWaiter waiter_;
+  IsolatedInit init_;
   FdProbe fd_probe_;
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
   struct {
@@ -197,6 +205,9 @@ class Supervisor final : private HandlerServices {
   bool signal_check_all_ = false;
   MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically
   pid_t root_pid_ = 0;
+  int isolated_ = 0;
+  // Creates the namespaces, when asked for (a failure is an error only if they were required).
+  Result<void> Isolate(const LaunchSpec& spec);
   std::optional<ExecutionResult> result_;
   uint64_t points_ = 0;
 };

@@ -32,10 +32,24 @@ bool AsleepInKernel(pid_t tid) {
   return state == 'S' || state == 'D';
 }
 
+// The innermost pid of the NSpid line of /proc/TID/status: the id in the task's own namespace.
+pid_t ProgramId(pid_t tid) {
+  std::ifstream status("/proc/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("NSpid:", 0) != 0) continue;
+    const size_t last = line.find_last_of(" \t");
+    if (last == std::string::npos) break;
+    return static_cast<pid_t>(std::stol(line.substr(last + 1)));
+  }
+  return tid;
+}
+
 Process& ThreadTable::AddProcess(pid_t tgid, uint64_t address_space) {
   auto& slot = processes_[tgid];
   slot = std::make_unique<Process>();
   slot->tgid = tgid;
+  slot->program_pid = translate_ids_ ? ProgramId(tgid) : tgid;
   slot->address_space = address_space;
   return *slot;
 }
@@ -44,9 +58,11 @@ Thread& ThreadTable::AddThread(pid_t tid, Process& process) {
   auto thread = std::make_unique<Thread>();
   thread->id = search::ThreadId{next_id_++};
   thread->tid = tid;
+  thread->program_tid = !translate_ids_ ? tid : tid == process.tgid ? process.program_pid : ProgramId(tid);
   thread->process = &process;
   Thread& ref = *thread;
   by_tid_[tid] = &ref;
+  by_program_tid_[ref.program_tid] = &ref;
   live_[ref.id.value] = &ref;
   by_id_[ref.id.value] = std::move(thread);
   return ref;
@@ -67,6 +83,20 @@ Process* ThreadTable::FindProcess(pid_t tgid) {
   return it == processes_.end() ? nullptr : it->second.get();
 }
 
+Thread* ThreadTable::FindByProgramTid(pid_t tid) {
+  auto it = by_program_tid_.find(tid);
+  return it == by_program_tid_.end() ? nullptr : it->second;
+}
+
+Process* ThreadTable::FindByProgramPid(pid_t pid) {
+  Thread* leader = FindByProgramTid(pid);
+  if (leader != nullptr && leader->program_tid == leader->process->program_pid) return leader->process;
+  for (const auto& [tgid, process] : processes_) {
+    if (process->program_pid == pid) return process.get();
+  }
+  return nullptr;
+}
+
 void ThreadTable::RenameAfterExec(Thread& thread, pid_t leader_tid) {
   for (auto& [id, other] : by_id_) {
     if (other.get() != &thread && other->process == thread.process &&
@@ -77,11 +107,20 @@ void ThreadTable::RenameAfterExec(Thread& thread, pid_t leader_tid) {
     }
   }
   by_tid_.erase(thread.tid);
+  if (by_program_tid_[thread.program_tid] == &thread) by_program_tid_.erase(thread.program_tid);
   thread.tid = leader_tid;
+  thread.program_tid = thread.process->program_pid;
   by_tid_[leader_tid] = &thread;
+  by_program_tid_[thread.program_tid] = &thread;
 }
 
-void ThreadTable::Forget(pid_t tid) { by_tid_.erase(tid); }
+void ThreadTable::Forget(pid_t tid) {
+  auto it = by_tid_.find(tid);
+  if (it == by_tid_.end()) return;
+  auto program = by_program_tid_.find(it->second->program_tid);
+  if (program != by_program_tid_.end() && program->second == it->second) by_program_tid_.erase(program);
+  by_tid_.erase(it);
+}
 
 void ThreadTable::MarkDead(Thread& thread) {
   thread.state = ThreadState::kDead;

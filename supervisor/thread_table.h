@@ -56,6 +56,7 @@ struct VirtualTimer {
 
 struct Process {
   pid_t tgid = 0;
+  pid_t program_pid = 0;       // the pid the program sees (another one in a pid namespace)
   pid_t parent = 0;            // the process that reaps it (0: chess-trace itself)
   uint64_t address_space = 0;  // shared by CLONE_VM relatives; new after fork and exec
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
@@ -107,6 +108,7 @@ struct TrappedCall {
 struct Thread {
   search::ThreadId id;
   pid_t tid = 0;
+  pid_t program_tid = 0;  // the tid the program sees (another one in a pid namespace)
   Process* process = nullptr;
   ThreadState state = ThreadState::kReady;
 
@@ -197,6 +199,11 @@ class ThreadTable {
   Thread* Find(pid_t tid);
   Thread* Find(search::ThreadId id);
   Process* FindProcess(pid_t tgid);
+  // By the ids the program sees, which differ from chess-trace's in a pid namespace.
+  Thread* FindByProgramTid(pid_t tid);
+  Process* FindByProgramPid(pid_t pid);
+  // The program runs in a pid namespace: its ids are read from /proc (NSpid) as tasks appear.
+  void TranslateIds(bool translate) { translate_ids_ = translate; }
 
   // An exec by a non-leader thread: it takes over the leader's tid and every other thread of
   // the process is gone (the kernel never reports the old leader's death).
@@ -216,6 +223,8 @@ class ThreadTable {
  private:
   std::map<uint32_t, std::unique_ptr<Thread>> by_id_;
   std::map<pid_t, Thread*> by_tid_;
+  std::map<pid_t, Thread*> by_program_tid_;
+  bool translate_ids_ = false;
   std::map<uint32_t, Thread*> live_;
   std::map<pid_t, std::unique_ptr<Process>> processes_;
   uint32_t next_id_ = 0;

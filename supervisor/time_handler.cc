@@ -37,11 +37,11 @@ std::optional<int64_t> CpuClock(SyscallContext& ctx, clockid_t clock) {
   if (clock >= 0 || (clock & kCpuClockTypeMask) == kClockFd) return std::nullopt;
   const pid_t pid = ~(clock >> 3);
   if (clock & kCpuClockPerThread) {
-    const Thread* thread = pid == 0 ? &ctx.thread : threads.Find(pid);
+    const Thread* thread = pid == 0 ? &ctx.thread : threads.FindByProgramTid(pid);
     if (thread == nullptr) return std::nullopt;
     return thread->cpu_nanos;
   }
-  const Process* process = pid == 0 ? ctx.thread.process : threads.FindProcess(pid);
+  const Process* process = pid == 0 ? ctx.thread.process : threads.FindByProgramPid(pid);
   if (process == nullptr) return std::nullopt;
   return ProcessCpu(threads, *process);
 }

@@ -61,7 +61,10 @@ void Supervisor::FireDueTimers() {
 }
 
 void Supervisor::SendTimerSignal(Process& process, VirtualTimer& timer) {
-  const pid_t target = timer.thread != 0 ? timer.thread : process.tgid;
+  // SIGEV_THREAD_ID names the thread as the program sees it.
+  Thread* thread = timer.thread != 0 ? threads_.FindByProgramTid(timer.thread) : nullptr;
+  if (timer.thread != 0 && thread == nullptr) return;  // gone: the kernel would drop it too
+  const pid_t target = thread != nullptr ? thread->tid : process.tgid;
   if (auto masks = ReadSignalMasks(target)) {
     const uint64_t pending = timer.thread != 0 ? masks->thread_pending : masks->process_pending;
     if (pending & Bit(timer.signal)) {
@@ -78,14 +81,14 @@ void Supervisor::SendTimerSignal(Process& process, VirtualTimer& timer) {
     info.si_code = SI_TIMER;
     info.si_value.sival_ptr = reinterpret_cast<void*>(timer.value);
     info.si_overrun = timer.overrun;
-    if (timer.thread != 0) {
-      syscall(SYS_rt_tgsigqueueinfo, process.tgid, timer.thread, timer.signal, &info);
+    if (thread != nullptr) {
+      syscall(SYS_rt_tgsigqueueinfo, process.tgid, thread->tid, timer.signal, &info);
     } else {
       syscall(SYS_rt_sigqueueinfo, process.tgid, timer.signal, &info);
     }
   }
   timer.overrun = 0;
-  SignalSent(timer.thread != 0 ? timer.thread : process.tgid, timer.thread != 0);
+  signal_checks_.insert(process.tgid);
 }
 
 void Supervisor::ExpireTimerFd(Process& process, int fd) {

@@ -42,7 +42,7 @@ Disposition WaitEntry(SyscallContext& ctx) {
   const Changes wanted = WantedChanges(is_wait4, options);
   bool any_child = false;
   for (const auto& [tgid, process] : ctx.services.Threads().Processes()) {
-    if (process->parent != ctx.thread.process->tgid || (only != 0 && tgid != only)) continue;
+    if (process->parent != ctx.thread.process->tgid || (only != 0 && process->program_pid != only)) continue;
     const ChildState state = StateOf(tgid);
     if (state == ChildState::kGone) continue;
     if (state == ChildState::kZombie && wanted.exit) return Disposition::Native();  // reaped at once

@@ -1,0 +1,285 @@
+#include "supervisor/isolation.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace chess::supervisor {
+namespace {
+
+constexpr size_t kInitStackSize = 256 * 1024;
+constexpr char kSpawn = 'S';
+constexpr char kMapsWritten = 'M';
+
+struct Flag {
+  const char* name;
+  int flag;
+};
+constexpr Flag kFlags[] = {{"pid", CLONE_NEWPID}, {"uts", CLONE_NEWUTS}, {"ipc", CLONE_NEWIPC}, {"mnt", CLONE_NEWNS}};
+
+// What the init needs; it lives in the init's copy of chess-trace's memory.
+struct InitContext {
+  IsolationSpec spec;
+  std::function<void(int, int)> program;
+  int socket = -1;  // the init's end
+};
+
+// Sends one byte with descriptors (SCM_RIGHTS) or with our credentials (SCM_CREDENTIALS).
+bool SendMessage(int socket, char byte, const std::vector<int>& fds, bool credentials) {
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  size_t used = 0;
+  cmsghdr* header = nullptr;
+  if (!fds.empty()) {
+    message.msg_controllen = sizeof(control);
+    header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
+    used += CMSG_SPACE(sizeof(int) * fds.size());
+  }
+  if (credentials) {
+    message.msg_controllen = sizeof(control);
+    header = header == nullptr ? CMSG_FIRSTHDR(&message) : CMSG_NXTHDR(&message, header);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_CREDENTIALS;
+    header->cmsg_len = CMSG_LEN(sizeof(ucred));
+    const ucred mine{getpid(), getuid(), getgid()};
+    std::memcpy(CMSG_DATA(header), &mine, sizeof(mine));
+    used += CMSG_SPACE(sizeof(ucred));
+  }
+  message.msg_controllen = used;
+  ssize_t sent;
+  do {
+    sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent == 1;
+}
+
+// Receives one byte, the descriptors that came with it, and the sender's pid (translated by
+// the kernel into our pid namespace) when credentials came.
+bool ReceiveMessage(int socket, char& byte, std::vector<int>& fds, pid_t* sender) {
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof(control);
+  ssize_t got;
+  do {
+    got = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) return false;
+  for (cmsghdr* header = CMSG_FIRSTHDR(&message); header != nullptr; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET) continue;
+    if (header->cmsg_type == SCM_RIGHTS) {
+      const size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      fds.resize(count);
+      std::memcpy(fds.data(), CMSG_DATA(header), count * sizeof(int));
+    } else if (header->cmsg_type == SCM_CREDENTIALS && sender != nullptr) {
+      ucred theirs{};
+      std::memcpy(&theirs, CMSG_DATA(header), sizeof(theirs));
+      *sender = theirs.pid;
+    }
+  }
+  return true;
+}
+
+// The init: pid 1 of the new namespaces. It prepares them, then forks programs on request and
+// reaps every orphan until chess-trace goes away (then the kernel kills the namespace).
+int InitMain(void* argument) {
+  auto* context = static_cast<InitContext*>(argument);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const int socket = context->socket;
+  const IsolationSpec& spec = context->spec;
+  if (spec.namespaces & CLONE_NEWUSER) {
+    char byte = 0;
+    std::vector<int> none;
+    if (!ReceiveMessage(socket, byte, none, nullptr) || byte != kMapsWritten) _exit(1);
+  }
+  int error = 0;
+  if (spec.namespaces & CLONE_NEWNS) {
+    // Private mounts first, so the new /proc does not show up outside.
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) error = errno;
+    if (error == 0 && (spec.namespaces & CLONE_NEWPID) &&
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+      error = errno;
+    }
+  }
+  if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {
+    if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0 || setdomainname("(none)", 6) != 0) error = errno;
+  }
+  (void)!write(socket, &error, sizeof(error));
+  if (error != 0) _exit(1);
+
+  sigset_t child_signal;
+  sigemptyset(&child_signal);
+  sigaddset(&child_signal, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child_signal, nullptr);
+  const int children = signalfd(-1, &child_signal, SFD_CLOEXEC);
+  for (;;) {
+    pollfd watch[2] = {{socket, POLLIN, 0}, {children, POLLIN, 0}};
+    if (poll(watch, 2, -1) < 0) continue;
+    if (watch[1].revents & POLLIN) {
+      signalfd_siginfo info;
+      (void)!read(children, &info, sizeof(info));
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+    }
+    if (watch[0].revents & (POLLIN | POLLHUP)) {
+      char byte = 0;
+      std::vector<int> fds;
+      if (!ReceiveMessage(socket, byte, fds, nullptr)) _exit(0);  // chess-trace is gone
+      if (byte != kSpawn || fds.size() != 2) continue;
+      const pid_t child = fork();
+      if (child == 0) {
+        close(children);
+        sigprocmask(SIG_UNBLOCK, &child_signal, nullptr);
+        SendMessage(socket, kSpawn, {}, true);  // our pid, as chess-trace sees it
+        close(socket);
+        context->program(fds[0], fds[1]);
+        _exit(127);
+      }
+      for (int fd : fds) close(fd);
+      if (child < 0) SendMessage(socket, 0, {}, false);
+    }
+  }
+}
+
+}  // namespace
+
+Result<int> ParseIsolation(const std::string& list) {
+  if (list == "none") return 0;
+  int flags = 0;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, end - start);
+    bool known = false;
+    for (const Flag& flag : kFlags) {
+      if (name == flag.name) {
+        flags |= flag.flag;
+        known = true;
+      }
+    }
+    if (!known) {
+      return Error{"--isolate: unknown namespace `" + name + "`; expected none, or a comma-separated list of "
+                   "pid, uts, ipc, mnt"};
+    }
+    start = end + 1;
+  }
+  return flags;
+}
+
+std::string IsolationName(int namespaces) {
+  std::string text;
+  for (const Flag& flag : kFlags) {
+    if (namespaces & flag.flag) text += (text.empty() ? "" : ",") + std::string(flag.name);
+  }
+  return text.empty() ? "none" : text;
+}
+
+IsolatedInit::~IsolatedInit() { Stop(); }
+
+Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(int, int)> program) {
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    return Error{std::string("socketpair: ") + std::strerror(errno)};
+  }
+  const int on = 1;
+  setsockopt(sockets[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+  InitContext context{spec, std::move(program), sockets[1]};
+  int flags = spec.namespaces;
+  // Without root, a user namespace makes the others possible; the program keeps its own uid.
+  if (geteuid() != 0) flags |= CLONE_NEWUSER;
+  context.spec.namespaces = flags;
+  std::unique_ptr<char[]> stack(new char[kInitStackSize]);
+  const pid_t init = clone(InitMain, stack.get() + kInitStackSize, flags | SIGCHLD, &context);
+  close(sockets[1]);
+  if (init < 0) {
+    const int error = errno;
+    close(sockets[0]);
+    return Error{std::string("cannot create namespaces (") + IsolationName(spec.namespaces) + "): " +
+                 std::strerror(error)};
+  }
+  init_pid_ = init;
+  control_ = sockets[0];
+  namespaces_ = spec.namespaces;
+  if (flags & CLONE_NEWUSER) {
+    const std::string base = "/proc/" + std::to_string(init) + "/";
+    auto write_file = [](const std::string& path, const std::string& text) {
+      const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) return false;
+      const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      close(fd);
+      return ok;
+    };
+    const bool mapped = write_file(base + "setgroups", "deny") &&
+                        write_file(base + "uid_map", std::to_string(geteuid()) + " " + std::to_string(geteuid()) + " 1") &&
+                        write_file(base + "gid_map", std::to_string(getegid()) + " " + std::to_string(getegid()) + " 1");
+    if (!mapped || !SendMessage(control_, kMapsWritten, {}, false)) {
+      Abandon();
+      return Error{"cannot map the user namespace of the isolated tree"};
+    }
+  }
+  int error = 0;
+  ssize_t got;
+  do {
+    got = read(control_, &error, sizeof(error));  // chess-trace's tick may interrupt it
+  } while (got < 0 && errno == EINTR);
+  if (got != sizeof(error) || error != 0) {
+    Abandon();
+    return Error{std::string("cannot set up the namespaces (") + IsolationName(spec.namespaces) +
+                 "): " + (error != 0 ? std::strerror(error) : "the init failed")};
+  }
+  return {};
+}
+
+Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
+  if (!SendMessage(control_, kSpawn, {go_fd, error_fd}, false)) {
+    return Error{std::string("cannot reach the namespace's init: ") + std::strerror(errno)};
+  }
+  char byte = 0;
+  std::vector<int> none;
+  pid_t child = 0;
+  if (!ReceiveMessage(control_, byte, none, &child) || byte != kSpawn || child <= 0) {
+    return Error{"the namespace's init could not fork the program"};
+  }
+  return child;
+}
+
+void IsolatedInit::Abandon() {
+  const pid_t init = init_pid_;
+  Stop();
+  if (init > 0) waitpid(init, nullptr, __WALL);  // nothing was traced in there yet
+}
+
+void IsolatedInit::Stop() {
+  if (control_ >= 0) close(control_);
+  control_ = -1;
+  // pid 1 goes, and the kernel kills its namespace. Not waited for here: the namespace is gone
+  // only once chess-trace has reaped its tracees in it, which the caller does (see KillTree).
+  if (init_pid_ > 0) kill(init_pid_, SIGKILL);
+  init_pid_ = 0;
+}
+
+}  // namespace chess::supervisor
