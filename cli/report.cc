@@ -49,7 +49,9 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
 std::string ThreadStates(const supervisor::ExecutionResult& r) {
   std::ostringstream out;
   for (const supervisor::ThreadReport& t : r.threads) {
-    out << "  thread " << t.thread << " (pid " << t.pid << ", tid " << t.tid << ") " << t.state;
+    out << "  thread " << t.thread << " (pid " << t.pid << ", tid " << t.tid;
+    if (t.host_tid != 0 && t.host_tid != t.tid) out << "; tid " << t.host_tid << " outside its namespace";
+    out << ") " << t.state;
     if (!t.call.empty()) out << " in " << t.call;
     if (!t.resource.empty()) out << "  [" << t.resource << "]";
     out << "\n";
@@ -79,6 +81,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
     json.BeginObject();
     json.Key("thread").Int(t.thread);
     json.Key("tid").Int(t.tid);
+    json.Key("host_tid").Int(t.host_tid);
     json.Key("pid").Int(t.pid);
     json.Key("state").String(t.state);
     json.Key("syscall").String(t.syscall);

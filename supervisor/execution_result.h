@@ -17,6 +17,7 @@ struct ThreadReport {
   uint32_t thread = 0;  // logical id: creation order, 0 = the root's main thread
   pid_t tid = 0;
   pid_t pid = 0;
+  pid_t host_tid = 0;    // the tid outside the program's pid namespace (gdb -p takes this one)
   std::string state;     // "blocked", "waiting-external", "ready", …
   std::string syscall;   // "futex"
   std::string call;      // "futex(0x7ffd…, FUTEX_WAIT_PRIVATE, 2, NULL)"

@@ -120,31 +120,40 @@ std::string EventFdKey(pid_t pid, int fd) {
   return key;
 }
 
-std::string PidList(const std::vector<DescriptorIndex::Holder>& holders) {
-  std::set<pid_t> pids;
-  for (const auto& holder : holders) pids.insert(holder.pid);
+// "2, 3" for holders in the tree (as the program sees them), then "4711 (outside the traced
+// tree)" for the others.
+std::string PidList(const std::vector<DescriptorIndex::Holder>& holders, const TreePids& tree) {
+  std::set<pid_t> inside, outside;
+  for (const auto& holder : holders) {
+    auto it = tree.find(holder.pid);
+    if (it != tree.end()) {
+      inside.insert(it->second);
+    } else {
+      outside.insert(holder.pid);
+    }
+  }
   std::string text;
-  for (pid_t pid : pids) text += (text.empty() ? "" : ", ") + std::to_string(pid);
+  for (pid_t pid : inside) text += (text.empty() ? "" : ", ") + std::to_string(pid);
+  for (pid_t pid : outside) text += (text.empty() ? "" : ", ") + std::to_string(pid) + " (outside the traced tree)";
   return text;
 }
 
 // Could a process outside `tree` make `fd` of `tgid` ready for `events`?
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
-                           const std::set<pid_t>& tree, bool virtual_timers, int depth);
+                           const TreePids& tree, bool virtual_timers, int depth);
 
 WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorIndex::Holder>& holders,
-                       const std::set<pid_t>& tree, const std::string& what) {
+                       const TreePids& tree, const std::string& what) {
   WakerVerdict verdict;
   verdict.outside = false;
   for (const auto& holder : holders) verdict.outside = verdict.outside || tree.count(holder.pid) == 0;
   verdict.explanation = file + ", " + what + " held " +
-                        (holders.empty() ? std::string("by no process") : "by pid " + PidList(holders)) +
-                        (verdict.outside ? " (outside the traced tree)" : "");
+                        (holders.empty() ? std::string("by no process") : "by pid " + PidList(holders, tree));
   return verdict;
 }
 
 // An epoll descriptor is ready when one of its targets is: /proc/PID/fdinfo lists them.
-WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const std::set<pid_t>& tree,
+WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const TreePids& tree,
                       bool virtual_timers, int depth) {
   FILE* info = std::fopen(ProcPath(tgid, "fdinfo", fd).c_str(), "re");
   WakerVerdict verdict;
@@ -170,7 +179,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const st
 }
 
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
-                           const std::set<pid_t>& tree, bool virtual_timers, int depth) {
+                           const TreePids& tree, bool virtual_timers, int depth) {
   const std::string file = FdTarget(tgid, fd);
   WakerVerdict outside{true, file.empty() ? "fd " + std::to_string(fd) : file};
   if (file.empty() || depth > 4) return outside;
@@ -202,7 +211,7 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
 
 }  // namespace
 
-WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const std::set<pid_t>& tree) {
+WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const TreePids& tree) {
   std::string file = FdTarget(tgid, fd);
   if (file.empty()) file = "fd " + std::to_string(fd);
   WakerVerdict verdict{true, file + ", a lock whose holder is not known"};
@@ -287,7 +296,7 @@ std::vector<DescriptorIndex::Holder> DescriptorIndex::HoldersOf(const std::strin
   return found;
 }
 
-WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree,
+WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const TreePids& tree,
                        bool virtual_timers) {
   WakerVerdict verdict;
   verdict.outside = false;

@@ -34,23 +34,26 @@ class DescriptorIndex {
   std::map<std::string, std::vector<Holder>> holders_;
 };
 
+// The live processes of the traced tree: chess-trace's pid → the pid the program sees.
+using TreePids = std::map<pid_t, pid_t>;
+
 // What a blocked thread's wait on descriptors depends on.
 struct WakerVerdict {
   bool outside = true;      // something outside the tree could end the wait
   std::string explanation;  // "pipe:[1234], its write end held by pids 12, 13"
 };
 
-// For a thread waiting on `wait`: could anything outside `tree` (live processes of the traced
-// tree) end it? Unknown kinds of descriptors count as outside, so a wait is never called a
+// For a thread waiting on `wait`: could anything outside `tree` end it? Explanations name the
+// tree's processes by the pids the program sees. Unknown kinds of descriptors count as outside, so a wait is never called a
 // deadlock on a guess.
 // With `virtual_timers`, a timerfd is the supervisor's to fire, never the outside world's.
-WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const std::set<pid_t>& tree,
+WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const TreePids& tree,
                        bool virtual_timers);
 
 // For a thread waiting for a lock on `fd` (flock, fcntl): could anything outside `tree` release
 // it? The holders come from /proc/locks; a lock whose holder it does not name (an OFD lock)
 // counts as outside.
-WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const std::set<pid_t>& tree);
+WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const TreePids& tree);
 
 // What /proc/PID/fd/FD links to ("pipe:[1234]", "socket:[5678]", a path), or "".
 std::string FdTarget(pid_t pid, int fd);

@@ -75,9 +75,9 @@ bool Supervisor::AnyWaiterOnOutside() {
   if (outside_checked_at_ == dispatches_ && now - outside_checked_time_ < kOutsideRecheck) return outside_verdict_;
   outside_checked_at_ = dispatches_;
   outside_checked_time_ = now;
-  std::set<pid_t> tree;
+  TreePids tree;
   for (const auto& [tgid, process] : threads_.Processes()) {
-    if (!process->exit_code && !process->exit_signal) tree.insert(tgid);
+    if (!process->exit_code && !process->exit_signal) tree[tgid] = process->program_pid;
   }
   DescriptorIndex index;
   bool scanned = false;

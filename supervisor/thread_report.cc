@@ -11,8 +11,10 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
   for (const auto& [id, thread] : threads.Live()) {
     ThreadReport report;
     report.thread = thread->id.value;
-    report.tid = thread->tid;
-    report.pid = thread->process->tgid;
+    // The ids the program sees (in its pid namespace); chess-trace's own for attaching a debugger.
+    report.tid = thread->program_tid;
+    report.pid = thread->process->program_pid;
+    report.host_tid = thread->tid;
     report.state = ThreadStateName(thread->state);
     if (thread->state == ThreadState::kBlocked && thread->deadline && !futexes.IsWaiting(thread->tid)) {
       report.state = "sleeping";
