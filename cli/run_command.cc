@@ -96,6 +96,16 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
   return run;
 }
 
+// --seed: a whole number from 0 to 2^64-1.
+std::optional<uint64_t> ParseSeed(const std::string& text) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::stoull(text);
+  } catch (const std::exception&) {
+    return std::nullopt;  // more than 2^64-1
+  }
+}
+
 // --epoch: nanoseconds since 1970 for "now", a number of seconds, or the default date.
 std::optional<int64_t> ParseEpoch(const std::string& text) {
   if (text == "now") {
@@ -118,6 +128,11 @@ std::optional<int64_t> ParseEpoch(const std::string& text) {
 
 int RunCommand(const RunOptions& options) {
   Messages messages;
+  const std::optional<uint64_t> seed = ParseSeed(options.seed);
+  if (!seed) {
+    messages.Say("--seed " + options.seed + ": expected a whole number from 0 to 18446744073709551615");
+    return kExitError;
+  }
   const std::optional<int64_t> epoch = ParseEpoch(options.epoch);
   if (!epoch) {
     messages.Say("--epoch " + options.epoch + ": expected `now` or a number of seconds since 1970 "
@@ -168,7 +183,7 @@ int RunCommand(const RunOptions& options) {
   if (pinning->cpu) supervisor_options.visible_affinity = pinning->machine_mask;
   supervisor_options.max_processes = options.max_processes;
   if (!options.real_time) supervisor_options.epoch = *epoch;
-  supervisor_options.seed = options.seed;
+  supervisor_options.seed = *seed;
   auto isolation = supervisor::ParseIsolation(options.isolate.value_or("pid,uts,ipc,mnt"));
   if (!isolation) {
     messages.Say(isolation.error());

@@ -17,7 +17,7 @@ struct RunOptions {
   std::optional<double> external_wait_seconds;
   double slice_ms = 10;
   size_t max_processes = 1000;
-  uint64_t seed = 0;
+  std::string seed = "0";  // 0 to 2^64-1, checked by RunCommand
   std::string epoch = "2024-01-01";  // "now", seconds since 1970, or this fixed date
   bool real_time = false;
   std::optional<std::string> isolate;  // given: required; default: pid,uts,ipc,mnt where allowed

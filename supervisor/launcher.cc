@@ -122,6 +122,16 @@ std::optional<int> ReadExecError(int exec_error_fd) {
   return error;
 }
 
+// A 32-bit ELF: its syscalls would go through an ABI the filter refuses, so it could not run.
+bool IsElf32(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char ident[5] = {};
+  const bool read_all = read(fd, ident, sizeof(ident)) == static_cast<ssize_t>(sizeof(ident));
+  close(fd);
+  return read_all && ident[0] == 0x7f && ident[1] == 'E' && ident[2] == 'L' && ident[3] == 'F' && ident[4] == 1;
+}
+
 std::optional<ProgramNotRunnable> ResolveProgram(const std::string& name, std::string& path) {
   auto check = [](const std::string& candidate) -> std::optional<ProgramNotRunnable> {
     struct stat st{};
@@ -131,6 +141,9 @@ std::optional<ProgramNotRunnable> ResolveProgram(const std::string& name, std::s
     if (S_ISDIR(st.st_mode)) return ProgramNotRunnable{126, candidate + ": is a directory"};
     if (access(candidate.c_str(), X_OK) != 0) {
       return ProgramNotRunnable{126, candidate + ": permission denied (not executable; try chmod +x)"};
+    }
+    if (IsElf32(candidate)) {
+      return ProgramNotRunnable{126, candidate + ": a 32-bit executable; chess-trace runs 64-bit (x86_64) programs only"};
     }
     return std::nullopt;
   };
