@@ -6,6 +6,8 @@
     harness.py CHESS_TRACE stop-signal SIGNAL EXIT_CODE PROGRAM
     harness.py CHESS_TRACE no-survivors [--stderr TEXT] EXIT_CODE CHESS_TRACE_ARGS...
     harness.py CHESS_TRACE exit-code [--stderr TEXT]... [--stdout TEXT]... EXIT_CODE CHESS_TRACE_ARGS...
+    harness.py CHESS_TRACE deterministic [--runs N] [--ids] [--run-option OPT]... PROGRAM [ARGS...]
+    harness.py CHESS_TRACE virtual-time [--runs N] [--max-wall S] [--run-option OPT]... PROGRAM [ARGS...]
 
 Every run has a wall-clock bound, and every test leaves no process behind: the programs run in
 their own process group, which is killed on the way out.
@@ -312,6 +314,147 @@ def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments):
     print(f"ok: exit {code}")
 
 
+# `deterministic`: the output of a program under `chess-trace run` is a function of its --seed
+# and --epoch alone. The program marks its lines (tests/programs/determinism_probe.c):
+#   "random: ..."    bytes from the seed: differ with --seed, and between native runs;
+#   "realtime: ..."  values that follow the epoch ("realtime: clock NAME NS", "realtime:
+#                    gettimeofday_us US", "realtime: time_s S", and values derived from them);
+#   "ids: ..."       pids, tids, the hostname: the same only in fresh namespaces (--isolate),
+#                    ignored unless --ids is given;
+#   anything else:   the same in every run, whatever the seed and the epoch.
+DEFAULT_EPOCH = 1_704_067_200  # 2024-01-01 00:00:00 UTC, chess-trace run's default --epoch
+OTHER_EPOCH = 1_000_000_000
+TAI_OFFSET_NS = 37 * 10**9
+NANOS = 10**9
+
+
+def lines_with_prefix(text, prefix):
+    return [line for line in text.splitlines() if line.startswith(prefix)]
+
+
+def comparable(text, with_ids, drop=()):
+    """The lines that must repeat: all but the ids lines (unless with_ids) and those of `drop`."""
+    return [line for line in text.splitlines()
+            if (with_ids or not line.startswith("ids: ")) and not line.startswith(tuple(drop))]
+
+
+def diff_text(a, b, name_a, name_b):
+    return "".join(difflib.unified_diff([line + "\n" for line in a], [line + "\n" for line in b], name_a, name_b))
+
+
+def realtime_values(text):
+    """{name: (value, unit in nanoseconds)} of the realtime lines, in order of appearance; a
+    name seen twice gets a #2 suffix."""
+    values = {}
+    for line in lines_with_prefix(text, "realtime: "):
+        fields = line.split()
+        if fields[1] == "clock":
+            name, value, unit = fields[2], int(fields[3]), 1
+        elif fields[1] == "gettimeofday_us":
+            name, value, unit = fields[1], int(fields[2]), 1000
+        elif fields[1] == "time_s":
+            name, value, unit = fields[1], int(fields[2]), NANOS
+        else:
+            continue  # derived from the time (rand after srand(time)): free to change
+        key, n = name, 1
+        while key in values:
+            n += 1
+            key = f"{name}#{n}"
+        values[key] = (value, unit)
+    return values
+
+
+def traced_run(chess_trace, options, program, what):
+    code, out, err = run([chess_trace, "run"] + options + ["--"] + program)
+    if code != 0:
+        fail(f"{what}: chess-trace run {' '.join(options)} exited {code}\nstdout:\n{out}\nstderr:\n{err}")
+    return out
+
+
+def deterministic(chess_trace, runs, with_ids, run_options, program):
+    # Natively the random bytes differ from run to run: the program really reads randomness.
+    native = []
+    for _ in range(2):
+        code, out, err = run(program)
+        if code != 0:
+            fail(f"native run exited {code}\nstderr:\n{err}")
+        native.append(lines_with_prefix(out, "random: "))
+    if not native[0]:
+        fail("the program printed no 'random: ' line")
+    same = [a for a, b in zip(*native) if a == b]
+    if same:
+        fail(f"two native runs printed the same random bytes: {same}")
+
+    # The same seed, every run: byte-identical (but for the ids lines, until --isolate).
+    first = traced_run(chess_trace, run_options, program, "run 1")
+    expected = comparable(first, with_ids)
+    for i in range(2, runs + 1):
+        out = traced_run(chess_trace, run_options, program, f"run {i}")
+        if comparable(out, with_ids) != expected:
+            fail(f"run {i} of {runs} differs from run 1 with the same seed:\n"
+                 f"{diff_text(expected, comparable(out, with_ids), 'run 1', f'run {i}')}")
+    explicit = traced_run(chess_trace, run_options + ["--seed", "0"], program, "--seed 0")
+    if comparable(explicit, with_ids) != expected:
+        fail(f"--seed 0 differs from the default seed:\n{diff_text(expected, comparable(explicit, with_ids), 'default', '--seed 0')}")
+
+    # Another seed: every random line changes, nothing else (rand() after srand(time()) included).
+    seeded = traced_run(chess_trace, run_options + ["--seed", "1"], program, "--seed 1")
+    for a, b in zip(lines_with_prefix(first, "random: "), lines_with_prefix(seeded, "random: ")):
+        if a == b:
+            fail(f"--seed 1 left a random line as it was under --seed 0: {a}")
+    if len(lines_with_prefix(first, "random: ")) != len(lines_with_prefix(seeded, "random: ")):
+        fail("--seed 1 printed another number of random lines")
+    a, b = comparable(first, with_ids, ["random: "]), comparable(seeded, with_ids, ["random: "])
+    if a != b:
+        fail(f"--seed 1 changed more than the random bytes:\n{diff_text(a, b, '--seed 0', '--seed 1')}")
+
+    # The epoch: CLOCK_REALTIME starts at --epoch (plus the little virtual time elapsed), and
+    # another epoch shifts every realtime value by exactly the difference.
+    base = realtime_values(first)
+    if "CLOCK_REALTIME" in base:
+        realtime = base["CLOCK_REALTIME"][0]
+        if not 0 <= realtime - DEFAULT_EPOCH * NANOS < NANOS:
+            fail(f"CLOCK_REALTIME {realtime} is not within a second after the default epoch {DEFAULT_EPOCH} s")
+        if "CLOCK_TAI" in base and not 0 <= base["CLOCK_TAI"][0] - realtime - TAI_OFFSET_NS < NANOS // 1000:
+            fail(f"CLOCK_TAI {base['CLOCK_TAI'][0]} is not CLOCK_REALTIME {realtime} + 37 s")
+    shifted_out = traced_run(chess_trace, run_options + ["--epoch", str(OTHER_EPOCH)], program,
+                             f"--epoch {OTHER_EPOCH}")
+    shifted = realtime_values(shifted_out)
+    if list(shifted) != list(base):
+        fail(f"--epoch {OTHER_EPOCH} printed other realtime values: {list(shifted)} vs {list(base)}")
+    if "CLOCK_REALTIME" in shifted and not 0 <= shifted["CLOCK_REALTIME"][0] - OTHER_EPOCH * NANOS < NANOS:
+        fail(f"CLOCK_REALTIME {shifted['CLOCK_REALTIME'][0]} is not within a second after --epoch {OTHER_EPOCH}")
+    shift = (DEFAULT_EPOCH - OTHER_EPOCH) * NANOS
+    for name, (value, unit) in base.items():
+        if (value - shifted[name][0]) * unit != shift:
+            fail(f"{name}: {value} under the default epoch, {shifted[name][0]} under --epoch {OTHER_EPOCH}: "
+                 f"not shifted by exactly {DEFAULT_EPOCH - OTHER_EPOCH} s")
+    a, b = comparable(first, with_ids, ["realtime: "]), comparable(shifted_out, with_ids, ["realtime: "])
+    if a != b:
+        fail(f"--epoch {OTHER_EPOCH} changed more than the realtime values:\n{diff_text(a, b, 'default', 'shifted')}")
+
+    skipped = "" if with_ids else f", {len(lines_with_prefix(first, 'ids: '))} ids lines not compared"
+    print(f"ok: {runs} runs identical ({len(expected)} lines{skipped}); --seed 1 changed only the "
+          f"{len(lines_with_prefix(first, 'random: '))} random lines; --epoch shifted {len(base)} realtime values exactly")
+
+
+def virtual_time(chess_trace, runs, max_wall, run_options, program):
+    """Runs a sleeping program under chess-trace only (natively it would take its sleeps in
+    wall time): it must exit 0 — its own checks held — every time, each run within max_wall
+    seconds, a bound that only guards against a hang."""
+    slowest = 0.0
+    for i in range(1, runs + 1):
+        started = time.monotonic()
+        code, out, err = run([chess_trace, "run"] + run_options + ["--"] + program)
+        elapsed = time.monotonic() - started
+        if code != 0:
+            fail(f"run {i} of {runs} exited {code}\nstdout:\n{out}\nstderr:\n{err}")
+        if elapsed > max_wall:
+            fail(f"run {i} of {runs} took {elapsed:.2f} s of wall time, more than {max_wall} s\nstderr:\n{err}")
+        slowest = max(slowest, elapsed)
+    print(f"ok: {runs} run{'s' if runs != 1 else ''} exited 0, the slowest in {slowest:.3f} s of wall time")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("chess_trace")
@@ -338,6 +481,16 @@ def main():
     p.add_argument("program", nargs=argparse.REMAINDER)
     sub.add_parser("late-input")
     sub.add_parser("external-wait-hang")
+    p = sub.add_parser("deterministic")
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--ids", action="store_true", help="compare the ids: lines too (pids, hostname)")
+    p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("virtual-time")
+    p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--max-wall", type=float, default=5.0)
+    p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.check == "same-as-native":
         same_as_native(args.chess_trace, args.program)
@@ -351,6 +504,10 @@ def main():
         late_input(args.chess_trace)
     elif args.check == "external-wait-hang":
         external_wait_hang(args.chess_trace)
+    elif args.check == "deterministic":
+        deterministic(args.chess_trace, args.runs, args.ids, args.run_option, args.program)
+    elif args.check == "virtual-time":
+        virtual_time(args.chess_trace, args.runs, args.max_wall, args.run_option, args.program)
     elif args.check == "no-survivors":
         no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
