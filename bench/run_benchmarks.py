@@ -5,12 +5,16 @@ Every configuration is measured in the same invocation as its baseline, interlea
 round, and ratios are taken within a round before the median, so a machine whose speed drifts
 still gives comparable figures.
 
-    python3 bench/run_benchmarks.py --build build [--rounds 7]
+    python3 bench/run_benchmarks.py --build build [--rounds 7] [--skip-tools] [--only SECTION]
+
+Sections: micro (untrapped syscalls, scheduling points), tools (real tools), determinism (sleeps
+in virtual time, emulated clock reads, startup of clock-hungry runtimes).
 """
 import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,6 +60,70 @@ def median_row(name, values, unit):
     return f"| {name} | {statistics.median(values):.2f} {unit} | {min(values):.2f} – {max(values):.2f} |"
 
 
+def wall_difference(command_many, command_none, count):
+    """Nanoseconds per operation from the wall time of two whole runs, `count` operations and
+    none: for programs whose own clock is virtual under chess-trace run."""
+    return (wall(command_many) - wall(command_none)) * 1e9 / count
+
+
+def determinism_section(args, ct, bench, programs):
+    """Virtual time: what sleeps cost under `run` (nothing), what an emulated clock read costs
+    (a trap: the vDSO is hidden), and what that does to the startup of clock-hungry runtimes."""
+    sleepy = [os.path.join(bench, "bench_sleep_heavy"), str(args.sleeps // 4), "10"]
+    reads = os.path.join(bench, "bench_clock_reads")
+    runtimes = {"`python3 -c pass`": [sys.executable, "-c", "pass"]}
+    if shutil.which("java"):
+        runtimes["`java -version`"] = [shutil.which("java"), "-version"]
+    go = os.path.join(programs, "go_goroutines")
+    if os.path.exists(go):
+        runtimes["Go test program (go_goroutines)"] = [go]
+
+    sleep_native, sleep_run, sleep_real = [], [], []
+    vdso, raw_syscall, trapped, emulated = [], [], [], []
+    start = {name: {"native": [], "real-time": [], "run": []} for name in runtimes}
+    for _ in range(args.rounds):
+        sleep_native.append(wall(sleepy))
+        sleep_run.append(wall([ct, "run", "--"] + sleepy))
+        sleep_real.append(wall([ct, "run", "--real-time", "--"] + sleepy))
+        vdso.append(measure([reads, str(args.clock_reads), "vdso"], "ns_per_call"))
+        raw_syscall.append(measure([reads, str(args.clock_reads), "syscall"], "ns_per_call"))
+        # Under --real-time the program's own clock is the machine's: it can time the trap itself.
+        trapped.append(measure([ct, "run", "--real-time", "--", reads, str(args.clock_reads), "syscall"], "ns_per_call"))
+        emulated.append(wall_difference([ct, "run", "--", reads, str(args.clock_reads)],
+                                        [ct, "run", "--", reads, "0"], args.clock_reads))
+        for name, command in runtimes.items():
+            start[name]["native"].append(wall(command))
+            start[name]["real-time"].append(wall([ct, "run", "--real-time", "--"] + command))
+            start[name]["run"].append(wall([ct, "run", "--"] + command))
+
+    def ratios(a, b):
+        return [x / y for x, y in zip(a, b)]
+
+    print(f"\n### Determinism: sleeps in virtual time ({args.sleeps} × 10 ms nanosleep over 4 threads, wall time)\n")
+    print("| configuration | median | range |\n|---|---|---|")
+    print(median_row("native", [x * 1e3 for x in sleep_native], "ms"))
+    print(median_row("`chess-trace run --real-time`", [x * 1e3 for x in sleep_real], "ms"))
+    print(median_row("`chess-trace run` (virtual time)", [x * 1e3 for x in sleep_run], "ms"))
+    print(median_row("ratio run / native (target ≤ 0.05)", ratios(sleep_run, sleep_native), "×"))
+    print(f"\n### Determinism: clock reads ({args.clock_reads} × clock_gettime(CLOCK_MONOTONIC))\n")
+    print("| configuration | median | range |\n|---|---|---|")
+    print(median_row("native, vDSO", vdso, "ns/call"))
+    print(median_row("native, raw syscall", raw_syscall, "ns/call"))
+    print(median_row("`run --real-time`, raw syscall trapped and passed to the kernel", trapped, "ns/call"))
+    print(median_row("`run`, emulated (vDSO hidden; wall time of N reads − 0 reads)", emulated, "ns/call"))
+    print(median_row("ratio emulated / native vDSO", ratios(emulated, vdso), "×"))
+    print(median_row("ratio emulated / trapped-and-passed", ratios(emulated, trapped), "×"))
+    print("\n### Determinism: startup of clock-hungry runtimes (wall time)\n")
+    print("| program | native | `run --real-time` | `run` | ratio run / native | ratio run / run --real-time |")
+    print("|---|---|---|---|---|---|")
+    for name, t in start.items():
+        r = ratios(t["run"], t["native"])
+        v = ratios(t["run"], t["real-time"])
+        print(f"| {name} | {statistics.median(t['native']) * 1e3:.1f} ms | {statistics.median(t['real-time']) * 1e3:.1f} ms "
+              f"| {statistics.median(t['run']) * 1e3:.1f} ms | {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) "
+              f"| {statistics.median(v):.2f} × ({min(v):.2f} – {max(v):.2f}) |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build", help="the CMake build directory")
@@ -63,6 +131,9 @@ def main():
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
     parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
+    parser.add_argument("--only", choices=["micro", "tools", "determinism"], help="only this section")
+    parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
+    parser.add_argument("--clock-reads", type=int, default=200_000)
     args = parser.parse_args()
     ct = os.path.join(args.build, "chess-trace")
     bench = os.path.join(args.build, "bench")
@@ -72,6 +143,16 @@ def main():
     raw = [os.path.join(bench, "bench_ptrace_round_trip"), "100000"]
     pingpong = [os.path.join(bench, "bench_futex_pingpong"), str(args.pingpong_rounds)]
 
+    print(f"Rounds: {args.rounds}; medians with min – max.")
+    if args.only in (None, "micro"):
+        micro_section(args, ct, loop, floor, raw, pingpong)
+    if args.only == "tools" or (args.only is None and not args.skip_tools):
+        tools_section(args, ct)
+    if args.only == "determinism" or (args.only is None and not args.skip_tools):
+        determinism_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
+
+
+def micro_section(args, ct, loop, floor, raw, pingpong):
     native, filtered, traced = [], [], []
     raw_stop, run_point, native_round, points_per_round = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -92,8 +173,7 @@ def main():
     def ratios(a, b):
         return [x / y for x, y in zip(a, b)]
 
-    print(f"Rounds: {args.rounds}; medians with min – max.\n")
-    print(f"### Untrapped syscalls ({args.syscalls} × getppid)\n")
+    print(f"\n### Untrapped syscalls ({args.syscalls} × getppid)\n")
     print("| configuration | median | range |\n|---|---|---|")
     print(median_row("native", native, "ns/call"))
     print(median_row("chess-trace's filter, no tracer (kernel floor)", filtered, "ns/call"))
@@ -108,8 +188,11 @@ def main():
     print(median_row("native ping-pong", native_round, "µs/round"))
     print(median_row("ratio run point / raw round trip", ratios(run_point, raw_stop), "×"))
 
-    if args.skip_tools:
-        return
+
+def tools_section(args, ct):
+    def ratios(a, b):
+        return [x / y for x, y in zip(a, b)]
+
     with tempfile.TemporaryDirectory() as tmp:
         tools = tool_commands(tmp, os.path.join(args.build, "tests", "programs"))
         native_wall = {name: [] for name in tools}
