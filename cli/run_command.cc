@@ -196,6 +196,7 @@ int RunCommand(const RunOptions& options) {
   search::NonPreemptiveStrategy strategy;
   supervisor::Supervisor supervisor(std::move(supervisor_options), strategy);
   supervisor::InstallStopHandlers();
+  if (!options.real_time) supervisor::TrapOwnTimestampCounter();
   const supervisor::ExecutionResult result = supervisor.Run(spec);
 
   if (result.exec_errno) {
