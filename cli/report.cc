@@ -42,7 +42,9 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
   std::ostringstream out;
   out << "chess-trace: " << headline << "\n";
   out << "  after " << r.scheduling_points << " scheduling points, " << r.threads_created
-      << " threads, " << r.wall_seconds << " s\n";
+      << " threads, " << r.wall_seconds << " s";
+  if (r.virtual_seconds > 0) out << " (" << r.virtual_seconds << " s of the program's virtual time)";
+  out << "\n";
   return out.str() + ThreadStates(r);
 }
 
@@ -75,6 +77,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
   } else {
     json.Null();
   }
+  json.Key("virtual_seconds").Double(r.virtual_seconds);
   json.Key("message").String(r.message);
   json.Key("threads").BeginArray();
   for (const supervisor::ThreadReport& t : r.threads) {

@@ -148,13 +148,17 @@ Disposition NoDeferredOperation(SyscallContext& context);
 // (the thread stays inside the call: its registers were rewound to re-enter it when ready).
 // `on_timeout` runs when a blocked thread's deadline passes; without it the call returns the
 // result BlockUntil recorded. `ready` tells whether a thread that waits for an object
-// (waits_for_object) could go on now; its `execute` then runs again.
+// (waits_for_object) could go on now; its `execute` then runs again. `on_signal`: see below.
 struct FamilyHandler {
   Disposition (*on_entry)(SyscallContext&);
   Disposition (*execute)(SyscallContext&) = NoDeferredOperation;
   Disposition (*on_exit)(SyscallContext&) = nullptr;
   Disposition (*on_timeout)(SyscallContext&) = nullptr;
   bool (*ready)(SyscallContext&) = nullptr;
+  // A signal ends the thread's emulated wait; `handled`: a handler will run for it. kComplete:
+  // the call returns that (the signal is taken as the thread leaves it); kNative, or no hook:
+  // the kernel runs the call and applies its own rules.
+  Disposition (*on_signal)(SyscallContext&, bool handled) = nullptr;
 };
 
 // Which changes of a child a wait4/waitid collects (its options).
@@ -191,6 +195,10 @@ FamilyHandler IpcHandler();
 FamilyHandler TimeHandler();
 FamilyHandler RandomHandler();
 FamilyHandler TimerHandler();
+
+// A siginfo the kernel wrote for a signal taken synchronously (sigtimedwait): a POSIX timer's
+// gets its overrun count, as the kernel gives it at delivery.
+void TimerSignalTakenByWait(SyscallContext& context, uint64_t info_address);
 
 // A read of /dev/urandom or /dev/random, answered from the run's seeded randomness.
 Disposition ReadRandomDevice(SyscallContext& context);

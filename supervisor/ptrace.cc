@@ -52,6 +52,10 @@ std::optional<unsigned long> EventMessage(pid_t tid) {
 
 bool GetSignalInfo(pid_t tid, siginfo_t& info) { return Call(PTRACE_GETSIGINFO, tid, nullptr, &info) == 0; }
 
+bool SetSignalInfo(pid_t tid, const siginfo_t& info) {
+  return Call(PTRACE_SETSIGINFO, tid, nullptr, const_cast<siginfo_t*>(&info)) == 0;
+}
+
 WaitEvent Classify(pid_t tid, int status) {
   WaitEvent event;
   event.tid = tid;

@@ -31,6 +31,7 @@ bool GetRegisters(pid_t tid, Registers& regs);
 bool SetRegisters(pid_t tid, const Registers& regs);
 std::optional<unsigned long> EventMessage(pid_t tid);
 bool GetSignalInfo(pid_t tid, siginfo_t& info);
+bool SetSignalInfo(pid_t tid, const siginfo_t& info);
 
 
 // What a waitpid status means for a traced thread.

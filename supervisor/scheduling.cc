@@ -150,7 +150,8 @@ void Supervisor::ScheduleNext() {
 }
 
 bool Supervisor::Dispatch(Thread& thread) {
-  bool to_syscall_exit = false;
+  bool to_syscall_exit = thread.resume_to_exit;
+  thread.resume_to_exit = false;
   if (thread.op_pending) {
     thread.op_pending = false;
     SyscallContext context{thread, *this};

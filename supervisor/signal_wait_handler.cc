@@ -12,6 +12,14 @@
 namespace chess::supervisor {
 namespace {
 
+// sigtimedwait takes a signal without a delivery stop: its result is looked at on the way out.
+Disposition SignalWaitInterrupted(SyscallContext& ctx, bool) {
+  if (ctx.thread.call.nr == SYS_rt_sigtimedwait && ctx.Arg(1) != 0 && !ctx.thread.process->posix_timers.empty()) {
+    return Disposition::NativeThenExit();
+  }
+  return Disposition::Native();
+}
+
 Disposition SignalWaitEntry(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
   const RemoteMemory memory = ctx.Memory();
@@ -42,7 +50,9 @@ Disposition SignalWaitEntry(SyscallContext& ctx) {
   }
   // Already pending: nothing to wait for.
   if (auto masks = ReadSignalMasks(thread.tid)) {
-    if (masks->WakingFromThread(&wait) != 0 || masks->WakingFromProcess(&wait) != 0) return Disposition::Native();
+    if (masks->WakingFromThread(&wait) != 0 || masks->WakingFromProcess(&wait) != 0) {
+      return SignalWaitInterrupted(ctx, false);
+    }
   }
   thread.signal_wait = wait;
   return ctx.BlockUntil(deadline, -EAGAIN);
@@ -75,9 +85,16 @@ Disposition RestartEntry(SyscallContext& ctx) {
   }
 }
 
+Disposition SignalWaitExit(SyscallContext& ctx) {
+  if (ctx.thread.regs.Return() > 0) TimerSignalTakenByWait(ctx, ctx.Arg(1));
+  return Disposition::Complete(ctx.thread.regs.Return());
+}
+
 }  // namespace
 
-FamilyHandler SignalWaitHandler() { return {.on_entry = SignalWaitEntry}; }
+FamilyHandler SignalWaitHandler() {
+  return {.on_entry = SignalWaitEntry, .on_exit = SignalWaitExit, .on_signal = SignalWaitInterrupted};
+}
 FamilyHandler RestartHandler() { return {.on_entry = RestartEntry}; }
 
 }  // namespace chess::supervisor

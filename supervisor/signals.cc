@@ -81,8 +81,23 @@ bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
     const bool takes_process_signal = masks->WakingFromProcess(wait) != 0 && !process_signal_taken.count(tgid);
     if (masks->WakingFromThread(wait) == 0 && !takes_process_signal) continue;
     if (takes_process_signal) process_signal_taken.insert(tgid);
-    ReleaseToKernel(*thread);
     released = true;
+    const FamilyHandler handler = HandlerFor(thread->call.family);
+    if (handler.on_signal != nullptr && thread->at_seccomp_stop) {
+      const uint64_t waking = masks->WakingFromThread(wait) | masks->WakingFromProcess(wait);
+      SyscallContext context{*thread, *this};
+      const Disposition disposition = handler.on_signal(context, (waking & masks->caught) != 0);
+      if (disposition.kind == Disposition::Kind::kComplete) {
+        Wake(*thread, disposition.value);
+        continue;
+      }
+      if (disposition.kind == Disposition::Kind::kNativeThenExit) {
+        ReleaseToKernel(*thread);
+        thread->resume_to_exit = true;
+        continue;
+      }
+    }
+    ReleaseToKernel(*thread);
   }
   if (!from_tick) {
     signal_checks_.clear();

@@ -390,6 +390,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
+  if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalTaken(thread);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
     ptrace::Resume(thread.tid, signal);

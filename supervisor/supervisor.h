@@ -156,7 +156,9 @@ class Supervisor final : private HandlerServices {
   std::optional<MonoNanos> EarliestTimer() const;
   void FireDueTimers();
   void SendTimerSignal(Process& process, VirtualTimer& timer);
-  void ExpireTimerFd(Process& process, int fd);
+  void ExpireTimerFd(Process& process, int fd, uint64_t expirations);
+  // A POSIX timer's signal is being delivered: it gets the overrun count.
+  void TimerSignalTaken(Thread& thread);
   std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();

@@ -123,6 +123,7 @@ void ThreadTable::Forget(pid_t tid) {
 }
 
 void ThreadTable::MarkDead(Thread& thread) {
+  if (thread.state != ThreadState::kDead) thread.process->dead_threads_cpu_nanos += thread.cpu_nanos;
   thread.state = ThreadState::kDead;
   live_.erase(thread.id.value);
 }

@@ -52,6 +52,8 @@ struct VirtualTimer {
   pid_t thread = 0;       // SIGEV_THREAD_ID: the one thread to signal
   uint64_t value = 0;     // sigev_value, passed in the signal's si_value
   int overrun = 0;        // expiries while the previous signal was still pending
+  int delivered_overrun = 0;  // the overrun the last delivered signal carried (timer_getoverrun)
+  int id = -1;            // a POSIX timer's id (si_timerid)
 };
 
 struct Process {
@@ -169,6 +171,8 @@ struct Thread {
   bool native_once = false;
   // thread.regs were changed while parked: store them before resuming.
   bool registers_dirty = false;
+  // Resume with a stop at the syscall's exit (a released call whose result must be seen).
+  bool resume_to_exit = false;
 
   // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
   // restart_syscall, the wait goes on until the same deadline.

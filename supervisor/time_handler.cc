@@ -3,7 +3,10 @@
 // clock. Each read moves virtual time by a little, so that successive reads increase and a loop
 // waiting for the clock to pass a value ends. With real time the kernel answers.
 #include <sys/syscall.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
+#include <sys/times.h>
 
 #include <cerrno>
 
@@ -11,6 +14,9 @@
 
 namespace chess::supervisor {
 namespace {
+
+// The clock ticks of times(2): USER_HZ, which the kernel fixes at 100 on x86_64.
+constexpr int64_t kUserHz = 100;
 
 // How far a clock read (or an rdtsc) moves virtual time.
 constexpr int64_t kReadTick = 100;
@@ -75,6 +81,18 @@ Disposition TimeEntry(SyscallContext& ctx) {
       if (ctx.Arg(0) != 0 && !memory.Write(ctx.Arg(0), seconds)) return Disposition::Complete(-EFAULT);
       return Disposition::Complete(seconds);
     }
+    case SYS_times: {
+      // Clock ticks (USER_HZ, 100 a second) since an arbitrary point: the monotonic clock here.
+      const int64_t tick = kNanosPerSecond / kUserHz;
+      const int64_t cpu = ProcessCpu(ctx.services.Threads(), *ctx.thread.process);
+      const struct tms usage{static_cast<clock_t>(cpu / tick), 0, 0, 0};
+      if (ctx.Arg(0) != 0 && !memory.Write(ctx.Arg(0), usage)) return Disposition::Complete(-EFAULT);
+      return Disposition::Complete(clock.Monotonic() / tick);
+    }
+    case SYS_getrusage:
+    case SYS_sysinfo:
+      // The kernel fills in memory and I/O; the times are put right on the way out.
+      return Disposition::NativeThenExit();
     case SYS_getcpu: {
       // Every thread runs on one CPU under chess-trace; the program sees CPU 0 of node 0.
       const uint32_t zero = 0;
@@ -87,8 +105,38 @@ Disposition TimeEntry(SyscallContext& ctx) {
   }
 }
 
+timeval Timeval(int64_t nanos) {
+  return {static_cast<time_t>(nanos / kNanosPerSecond), static_cast<suseconds_t>(nanos % kNanosPerSecond / 1000)};
+}
+
+Disposition TimeExit(SyscallContext& ctx) {
+  const int64_t result = ctx.thread.regs.Return();
+  if (result != 0) return Disposition::Complete(result);
+  const RemoteMemory memory = ctx.Memory();
+  if (ctx.thread.call.nr == SYS_sysinfo) {
+    auto info = memory.Read<struct sysinfo>(ctx.Arg(0));
+    if (info) {
+      info->uptime = ctx.services.Time().Monotonic() / kNanosPerSecond;
+      memory.Write(ctx.Arg(0), *info);
+    }
+    return Disposition::Complete(0);
+  }
+  auto usage = memory.Read<rusage>(ctx.Arg(1));
+  if (!usage) return Disposition::Complete(0);
+  int64_t cpu = 0;
+  switch (static_cast<int>(ctx.Arg(0))) {
+    case RUSAGE_SELF: cpu = ProcessCpu(ctx.services.Threads(), *ctx.thread.process); break;
+    case RUSAGE_THREAD: cpu = ctx.thread.cpu_nanos; break;
+    default: break;  // RUSAGE_CHILDREN: the reaped children's, not counted
+  }
+  usage->ru_utime = Timeval(cpu);
+  usage->ru_stime = Timeval(0);
+  memory.Write(ctx.Arg(1), *usage);
+  return Disposition::Complete(0);
+}
+
 }  // namespace
 
-FamilyHandler TimeHandler() { return {.on_entry = TimeEntry}; }
+FamilyHandler TimeHandler() { return {.on_entry = TimeEntry, .on_exit = TimeExit}; }
 
 }  // namespace chess::supervisor

@@ -138,6 +138,7 @@ Disposition PosixTimer(SyscallContext& ctx, MonoNanos now) {
     VirtualTimer timer;
     timer.signal = SIGALRM;
     timer.value = static_cast<uint64_t>(id);
+    timer.id = id;
     if (ctx.Arg(1) != 0) {
       auto event = ctx.Memory().Read<KernelSigevent>(ctx.Arg(1));
       if (!event) return Disposition::Complete(-EFAULT);
@@ -168,7 +169,7 @@ Disposition PosixTimer(SyscallContext& ctx, MonoNanos now) {
       return Disposition::Complete(0);
     }
     case SYS_timer_gettime: return WriteSetting(ctx, ctx.Arg(1), Current(timer, now));
-    case SYS_timer_getoverrun: return Disposition::Complete(timer.overrun);
+    case SYS_timer_getoverrun: return Disposition::Complete(timer.delivered_overrun);
     default:  // timer_delete
       process.posix_timers.erase(it);
       return Disposition::Complete(0);
@@ -209,6 +210,19 @@ Disposition TimerEntry(SyscallContext& ctx) {
 }
 
 }  // namespace
+
+void TimerSignalTakenByWait(SyscallContext& ctx, uint64_t info_address) {
+  const RemoteMemory memory = ctx.Memory();
+  auto info = memory.Read<siginfo_t>(info_address);
+  if (!info || info->si_code != SI_TIMER) return;
+  auto it = ctx.thread.process->posix_timers.find(info->si_timerid);
+  if (it == ctx.thread.process->posix_timers.end()) return;
+  VirtualTimer& timer = it->second;
+  info->si_overrun = timer.overrun;
+  timer.delivered_overrun = timer.overrun;
+  timer.overrun = 0;
+  memory.Write(info_address, *info);
+}
 
 FamilyHandler TimerHandler() { return {.on_entry = TimerEntry}; }
 

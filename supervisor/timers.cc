@@ -4,10 +4,13 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "supervisor/fd_owners.h"
 #include "supervisor/pending_signals.h"
@@ -16,8 +19,8 @@
 namespace chess::supervisor {
 namespace {
 
-// Expiries of one periodic timer handled at once, when virtual time jumps over many periods.
-constexpr int kMaxExpiriesAtOnce = 1000;
+// TFD_IOC_SET_TICKS of <linux/timerfd.h>, which cannot be included with <sys/timerfd.h>.
+const unsigned long kSetTimerFdTicks = _IOW('T', 0, uint64_t);
 
 uint64_t Bit(int signal) { return uint64_t{1} << (signal - 1); }
 
@@ -45,17 +48,20 @@ void Supervisor::FireDueTimers() {
   if (virtual_clock_ == nullptr) return;
   const MonoNanos now = ProgramNow();
   ForEachTimer(threads_, [&](Process& process, VirtualTimer& timer, int fd) {
-    for (int i = 0; i < kMaxExpiriesAtOnce && timer.expires && *timer.expires <= now; ++i) {
-      if (fd >= 0) {
-        ExpireTimerFd(process, fd);
-      } else if (timer.signal != 0) {
-        SendTimerSignal(process, timer);
-      }
-      if (timer.interval > 0) {
-        *timer.expires += timer.interval;
-      } else {
-        timer.expires.reset();
-      }
+    if (!timer.expires || *timer.expires > now) return;
+    // Every period that passed counts: virtual time may jump over many at once.
+    uint64_t expirations = 1;
+    if (timer.interval > 0) {
+      expirations += static_cast<uint64_t>((now - *timer.expires) / timer.interval);
+      *timer.expires += static_cast<int64_t>(expirations) * timer.interval;
+    } else {
+      timer.expires.reset();
+    }
+    if (fd >= 0) {
+      ExpireTimerFd(process, fd, expirations);
+    } else if (timer.signal != 0) {
+      timer.overrun += static_cast<int>(expirations - 1);
+      SendTimerSignal(process, timer);
     }
   });
 }
@@ -80,23 +86,50 @@ void Supervisor::SendTimerSignal(Process& process, VirtualTimer& timer) {
     info.si_signo = timer.signal;
     info.si_code = SI_TIMER;
     info.si_value.sival_ptr = reinterpret_cast<void*>(timer.value);
-    info.si_overrun = timer.overrun;
+    info.si_timerid = timer.id;
+    info.si_overrun = 0;  // the expiries until it is taken are counted then (TimerSignalTaken)
     if (thread != nullptr) {
       syscall(SYS_rt_tgsigqueueinfo, process.tgid, thread->tid, timer.signal, &info);
     } else {
       syscall(SYS_rt_sigqueueinfo, process.tgid, timer.signal, &info);
     }
   }
-  timer.overrun = 0;
   signal_checks_.insert(process.tgid);
 }
 
-void Supervisor::ExpireTimerFd(Process& process, int fd) {
+void Supervisor::TimerSignalTaken(Thread& thread) {
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != SI_TIMER) return;
+  auto it = thread.process->posix_timers.find(info.si_timerid);
+  if (it == thread.process->posix_timers.end()) return;
+  // As the kernel does at delivery: the signal carries the expiries it stood for.
+  VirtualTimer& timer = it->second;
+  info.si_overrun = timer.overrun;
+  timer.delivered_overrun = timer.overrun;
+  timer.overrun = 0;
+  ptrace::SetSignalInfo(thread.tid, info);
+}
+
+void Supervisor::ExpireTimerFd(Process& process, int fd, uint64_t expirations) {
   if (FdTarget(process.tgid, fd) != "anon_inode:[timerfd]") return;  // closed since
   const FdCopy copy = fd_probe_.Copy(process.tgid, fd);
   if (!copy) return;
-  // The kernel's timer, one nanosecond from now: the expiry count goes up by one, and readers
-  // and pollers see it as the kernel's own. Waiting the moment it takes keeps that ordered.
+  // The expiry count the program has not read yet, plus these: readers and pollers see the
+  // kernel's own count go up (TFD_IOC_SET_TICKS also wakes them).
+  uint64_t unread = 0;
+  const std::string info = "/proc/" + std::to_string(process.tgid) + "/fdinfo/" + std::to_string(fd);
+  if (FILE* file = std::fopen(info.c_str(), "re")) {
+    char line[128];
+    while (std::fgets(line, sizeof(line), file) != nullptr) {
+      unsigned long long ticks = 0;
+      if (std::sscanf(line, "ticks: %llu", &ticks) == 1) unread = ticks;
+    }
+    std::fclose(file);
+  }
+  const uint64_t ticks = unread + expirations;
+  if (ioctl(copy.get(), kSetTimerFdTicks, &ticks) == 0) return;
+  // Kernels without TFD_IOC_SET_TICKS: the kernel's timer one nanosecond from now (one expiry),
+  // and the moment it takes to fire waited for, so that it is ordered before what comes next.
   const itimerspec soon{{0, 0}, {0, 1}};
   if (timerfd_settime(copy.get(), 0, &soon, nullptr) != 0) return;
   pollfd expired{copy.get(), POLLIN, 0};
