@@ -13,6 +13,7 @@
 #include "search/non_preemptive_strategy.h"
 #include "seccomp/filter.h"
 #include "seccomp/syscall_table.h"
+#include "supervisor/clock.h"
 #include "supervisor/supervisor.h"
 
 extern char** environ;

@@ -1,6 +1,9 @@
 #include "supervisor/clock.h"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,7 +14,40 @@ namespace {
 // TAI runs ahead of UTC by the leap seconds so far (37 since 2017).
 constexpr int64_t kTaiOffset = 37 * kNanosPerSecond;
 
+bool g_own_timestamp_counter_trapped = false;
+
+// A SIGSEGV from an rdtsc or rdtscp of chess-trace itself: emulated, the instruction skipped.
+void OnOwnTimestampCounter(int, siginfo_t* info, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  auto* ip = reinterpret_cast<const unsigned char*>(uc->uc_mcontext.gregs[REG_RIP]);
+  int length = 0;
+  if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0x31) length = 2;
+  if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0x01 && ip[2] == 0xf9) length = 3;
+  if (length == 0) {
+    signal(SIGSEGV, SIG_DFL);  // a real fault: let it kill us as it would have
+    return;
+  }
+  timespec ts{};
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC_RAW, &ts);
+  const uint64_t counter = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+  uc->uc_mcontext.gregs[REG_RAX] = static_cast<greg_t>(counter & 0xffffffffu);
+  uc->uc_mcontext.gregs[REG_RDX] = static_cast<greg_t>(counter >> 32);
+  if (length == 3) uc->uc_mcontext.gregs[REG_RCX] = 0;
+  uc->uc_mcontext.gregs[REG_RIP] += length;
+}
+
 }  // namespace
+
+void TrapOwnTimestampCounter() {
+  struct sigaction action{};
+  action.sa_sigaction = OnOwnTimestampCounter;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &action, nullptr);
+  g_own_timestamp_counter_trapped = prctl(PR_SET_TSC, PR_TSC_SIGSEGV) == 0;
+}
+
+bool OwnTimestampCounterTrapped() { return g_own_timestamp_counter_trapped; }
 
 MonoNanos Clock::ToMonotonic(clockid_t clock, int64_t absolute) const {
   if (clock == CLOCK_MONOTONIC) return absolute;
@@ -22,9 +58,10 @@ MonoNanos Clock::ToMonotonic(clockid_t clock, int64_t absolute) const {
 
 std::optional<int64_t> RealClock::Read(clockid_t clock) const {
   timespec ts{};
-  // The syscall, not the vDSO: with virtual time chess-trace itself runs with rdtsc trapped
-  // (see run_command.cc), and the vDSO reads the time stamp counter.
-  if (syscall(SYS_clock_gettime, clock, &ts) != 0) return std::nullopt;
+  // With rdtsc trapped in chess-trace itself the vDSO would fault: the syscall then.
+  const int rc = OwnTimestampCounterTrapped() ? static_cast<int>(syscall(SYS_clock_gettime, clock, &ts))
+                                              : clock_gettime(clock, &ts);
+  if (rc != 0) return std::nullopt;
   return static_cast<int64_t>(ts.tv_sec) * kNanosPerSecond + ts.tv_nsec;
 }
 

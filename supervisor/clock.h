@@ -59,6 +59,16 @@ class VirtualClock final : public Clock {
   MonoNanos now_ = kStart;
 };
 
+// The program's rdtsc traps (PR_TSC_SIGSEGV); chess-trace's own then does too. The kernel
+// rewrites a control register (CR4.TSD) whenever it switches between a task that traps rdtsc
+// and one that does not — on every ptrace stop — which in a virtual machine is an exit to the
+// hypervisor and doubled the cost of a stop. chess-trace reads its clocks with syscalls; a
+// stray rdtsc (a library's vDSO clock read) is answered by a SIGSEGV handler from the raw
+// monotonic clock instead of crashing.
+void TrapOwnTimestampCounter();
+// Whether it did: chess-trace's clock reads are then syscalls instead of vDSO calls.
+bool OwnTimestampCounterTrapped();
+
 // Reads a struct timespec from the tracee. nullopt with `*error` = EFAULT or EINVAL when the
 // pointer or the value is bad, as the kernel would answer.
 std::optional<int64_t> ReadTimespec(const RemoteMemory& memory, uint64_t address, int* error);

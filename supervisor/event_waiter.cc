@@ -1,10 +1,8 @@
 #include "supervisor/event_waiter.h"
 
+#include "supervisor/clock.h"
+
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -27,42 +25,11 @@ void Handle(int signal, void (*handler)(int)) {
   sigaction(signal, &action, nullptr);
 }
 
-MonoNanos Now() {
-  timespec ts{};
-  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);  // not the vDSO: see RealClock
-  return static_cast<MonoNanos>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-// A SIGSEGV from an rdtsc or rdtscp of chess-trace itself: emulated, the instruction skipped.
-void OnOwnTimestampCounter(int, siginfo_t* info, void* context) {
-  auto* uc = static_cast<ucontext_t*>(context);
-  auto* ip = reinterpret_cast<const unsigned char*>(uc->uc_mcontext.gregs[REG_RIP]);
-  int length = 0;
-  if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0x31) length = 2;
-  if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0x01 && ip[2] == 0xf9) length = 3;
-  if (length == 0) {
-    signal(SIGSEGV, SIG_DFL);  // a real fault: let it kill us as it would have
-    return;
-  }
-  timespec ts{};
-  syscall(SYS_clock_gettime, CLOCK_MONOTONIC_RAW, &ts);
-  const uint64_t counter = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
-  uc->uc_mcontext.gregs[REG_RAX] = static_cast<greg_t>(counter & 0xffffffffu);
-  uc->uc_mcontext.gregs[REG_RDX] = static_cast<greg_t>(counter >> 32);
-  if (length == 3) uc->uc_mcontext.gregs[REG_RCX] = 0;
-  uc->uc_mcontext.gregs[REG_RIP] += length;
-}
+MonoNanos Now() { return RealClock().Monotonic(); }
 
 }  // namespace
 
-void TrapOwnTimestampCounter() {
-  struct sigaction action{};
-  action.sa_sigaction = OnOwnTimestampCounter;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_SIGINFO;
-  sigaction(SIGSEGV, &action, nullptr);
-  prctl(PR_SET_TSC, PR_TSC_SIGSEGV);
-}
+
 
 void InstallStopHandlers() {
   Handle(SIGINT, OnStop);

@@ -44,12 +44,5 @@ void InstallStopHandlers();
 // The stop signal received, or 0.
 int PendingStopSignal();
 
-// The program's rdtsc traps (PR_TSC_SIGSEGV); chess-trace's own then does too. The kernel
-// rewrites a control register (CR4.TSD) whenever it switches between a task that traps rdtsc
-// and one that does not — on every ptrace stop — which in a virtual machine is an exit to the
-// hypervisor and doubled the cost of a stop. chess-trace reads its clocks with syscalls; a
-// stray rdtsc (a library's vDSO clock read) is answered by a SIGSEGV handler from the raw
-// monotonic clock instead of crashing.
-void TrapOwnTimestampCounter();
 
 }  // namespace chess::supervisor

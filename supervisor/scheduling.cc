@@ -69,6 +69,7 @@ void Supervisor::FireDueDeadlines() {
 
 void Supervisor::ScheduleNext() {
   for (;;) {
+    RefreshEventTime();
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
     ReleaseReadyWaiters();
@@ -89,6 +90,7 @@ void Supervisor::ScheduleNext() {
       if (dying || threads_.Live().empty()) {
         errno = 0;
         if (auto event = waiter_.Wait()) {
+          RefreshEventTime();
           HandleEvent(*event);
         } else if (errno == ECHILD) {
           Finish(search::Outcome::kError, "every traced task is gone but the root process was not reaped");
@@ -120,7 +122,10 @@ void Supervisor::ScheduleNext() {
         const MonoNanos started = WallNow();
         MonoNanos until = started + (outside ? outside_poll_nanos_ : 100'000'000);
         if (earliest) until = std::min(until, started + (*earliest - ProgramNow()));
-        if (auto event = waiter_.WaitUntil(until)) HandleEvent(*event);
+        if (auto event = waiter_.WaitUntil(until)) {
+          RefreshEventTime();
+          HandleEvent(*event);
+        }
         AdvanceTime(WallNow() - started);
         if (PendingStopSignal() || result_) return;
         continue;
@@ -182,7 +187,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   }
   FlushRegisters(thread);
   // The slice restarts on a switch and after a yield, never merely at a scheduling point.
-  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = WallNow();
+  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = EventTime();
   thread.state = ThreadState::kRunning;
   thread.at_seccomp_stop = false;
   thread.at_syscall_exit = false;
@@ -205,7 +210,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   running_ = nullptr;
   last_ = &thread;
   // A thread that used up its slice gives way as if it had yielded: fairness without a PMU.
-  if (reason == search::StopReason::kReachedPoint && WallNow() - switched_in_ >= options_.slice.count()) {
+  if (reason == search::StopReason::kReachedPoint && EventTime() - switched_in_ >= options_.slice.count()) {
     reason = search::StopReason::kYielded;
   }
   last_stop_ = reason;

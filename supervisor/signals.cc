@@ -62,7 +62,7 @@ void Supervisor::SignalSent(pid_t pid, bool thread) {
 }
 
 bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
-  const MonoNanos now = WallNow();
+  const MonoNanos now = EventTime();
   bool check_all = signal_check_all_ && !from_tick;
   if (now >= next_signal_scan_) {
     check_all = true;

@@ -92,7 +92,9 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
       break;
     }
     if (running_ != nullptr) {
-      if (auto event = waiter_.Wait()) {
+      auto event = waiter_.Wait();
+      RefreshEventTime();
+      if (event) {
         HandleEvent(*event);
       } else {
         OnTick();
@@ -252,7 +254,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "seccomp stop of a thread that was not running");
   // One GETREGS gives the call and its arguments, and completing it is one SETREGS.
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
-  last_progress_ = WallNow();
+  last_progress_ = EventTime();
   thread.at_seccomp_stop = true;
   thread.at_syscall_exit = false;
   thread.call.nr = thread.regs.SyscallNr();
@@ -362,7 +364,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
 void Supervisor::OnSyscallExitStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "syscall-exit stop of a thread that was not running");
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
-  last_progress_ = WallNow();
+  last_progress_ = EventTime();
   thread.at_syscall_exit = true;
   SyscallContext context{thread, *this};
   const FamilyHandler handler = HandlerFor(thread.call.family);

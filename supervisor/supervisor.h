@@ -169,6 +169,10 @@ class Supervisor final : private HandlerServices {
   FamilyHandler HandlerFor(seccomp::SyscallFamily family) const;
   // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
   MonoNanos WallNow() const { return wall_.Monotonic(); }
+  // Real time as of the event being handled (or the decision being made): what the per-stop
+  // path reads, so that a stop costs one clock read, not five.
+  MonoNanos EventTime() const { return event_time_; }
+  void RefreshEventTime() { event_time_ = WallNow(); }
   // The program's time, in which its deadlines are measured (virtual unless --real-time).
   MonoNanos ProgramNow() const { return clock_->Monotonic(); }
 
@@ -199,6 +203,7 @@ class Supervisor final : private HandlerServices {
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")
   search::StopReason last_stop_ = search::StopReason::kReachedPoint;
+  MonoNanos event_time_ = 0;       // see EventTime()
   MonoNanos switched_in_ = 0;      // when running_ got the CPU: the slice starts here
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
