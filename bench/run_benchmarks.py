@@ -203,18 +203,27 @@ def tools_section(args, ct):
 
     with tempfile.TemporaryDirectory() as tmp:
         tools = tool_commands(tmp, os.path.join(args.build, "tests", "programs"))
+        # Under run the whole tree shares one CPU; natively on one CPU shows how much of the
+        # ratio is the lost parallelism and how much is chess-trace.
+        one_cpu = ["taskset", "-c", str(min(os.sched_getaffinity(0)))]
         native_wall = {name: [] for name in tools}
+        pinned_wall = {name: [] for name in tools}
         run_wall = {name: [] for name in tools}
         for _ in range(args.rounds):
             for name, command in tools.items():
                 native_wall[name].append(wall(command))
+                pinned_wall[name].append(wall(one_cpu + command))
                 run_wall[name].append(wall([ct, "run", "--"] + command))
     print(f"\n### Real tools (wall time, input: seq 1 3000000, 22 MB)\n")
-    print("| tool | native | `chess-trace run` | ratio run / native |\n|---|---|---|---|")
+    print("| tool | native | native on one CPU | `chess-trace run` | ratio run / native | ratio run / native on one CPU |\n"
+          "|---|---|---|---|---|---|")
     for name in tools:
         r = ratios(run_wall[name], native_wall[name])
-        print(f"| {name} | {statistics.median(native_wall[name]):.3f} s | {statistics.median(run_wall[name]):.3f} s "
-              f"| {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) |")
+        p = ratios(run_wall[name], pinned_wall[name])
+        print(f"| {name} | {statistics.median(native_wall[name]):.3f} s | {statistics.median(pinned_wall[name]):.3f} s "
+              f"| {statistics.median(run_wall[name]):.3f} s "
+              f"| {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) "
+              f"| {statistics.median(p):.2f} × ({min(p):.2f} – {max(p):.2f}) |")
 
 
 if __name__ == "__main__":
