@@ -83,6 +83,8 @@ class HandlerServices {
   virtual void SignalSent(pid_t pid, bool thread) = 0;
   // The thread's descriptors, looked at without touching them.
   virtual FdProbe& Fds() = 0;
+  // Whether chess-trace sees the program's SysV IPC objects (it could enter their namespace).
+  virtual bool IpcVisible() = 0;
   // The run's seeded randomness, or nullptr when the program gets the machine's.
   virtual search::SeededRandom* Random() = 0;
   // Virtual time moves by `nanos` (a clock read); nothing happens with real time.

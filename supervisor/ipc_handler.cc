@@ -58,6 +58,12 @@ Outlook MessageQueue(SyscallContext& ctx) {
 }
 
 Outlook Look(SyscallContext& ctx) {
+  if (!ctx.services.IpcVisible()) {
+    ctx.services.Notice("SysV semaphores and message queues live in the program's own IPC namespace, "
+                        "which chess-trace cannot enter without root: their waits are found by the "
+                        "watchdog, and a deadlock on them is reported as a hang");
+    return Outlook::kKernelDecides;
+  }
   switch (ctx.thread.call.nr) {
     case SYS_semop:
     case SYS_semtimedop: return Semop(ctx);

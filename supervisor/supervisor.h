@@ -84,6 +84,7 @@ class Supervisor final : private HandlerServices {
   FdProbe& Fds() override { return fd_probe_; }
   bool IoPoints() override { return options_.io_points; }
   search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
+  bool IpcVisible() override { return ipc_visible_; }
   void AdvanceTime(int64_t nanos) override;
 
   // Threads waiting on descriptors or objects that could now go on become ready: their
@@ -213,6 +214,7 @@ class Supervisor final : private HandlerServices {
   MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically
   pid_t root_pid_ = 0;
   int isolated_ = 0;
+  bool ipc_visible_ = true;
   // Creates the namespaces, when asked for (a failure is an error only if they were required).
   Result<void> Isolate(const LaunchSpec& spec);
   std::optional<ExecutionResult> result_;

@@ -37,6 +37,7 @@ class FakeServices final : public HandlerServices {
   FdProbe& Fds() override { return fds_; }
   bool IoPoints() override { return false; }
   search::SeededRandom* Random() override { return nullptr; }
+  bool IpcVisible() override { return true; }
   void AdvanceTime(int64_t) override {}
 
   ThreadTable threads_;
