@@ -8,6 +8,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/run_command.h"
+#include "cli/trace_commands.h"
 
 #ifndef CHESS_TRACE_VERSION
 #define CHESS_TRACE_VERSION "unknown"
@@ -20,7 +21,9 @@ int main(int argc, char** argv) {
       "time, and decides every thread switch itself.\n\n"
       "Examples:\n"
       "  chess-trace run -- ./my_test --threads 4\n"
-      "  chess-trace run --report run.json -- python3 worker.py\n",
+      "  chess-trace run --report run.json -- python3 worker.py\n"
+      "  chess-trace run --trace bug.trace -- ./my_test && chess-trace replay bug.trace\n"
+      "  chess-trace show bug.trace\n",
       "chess-trace"};
   app.set_version_flag("--version", std::string("chess-trace ") + CHESS_TRACE_VERSION);
   app.require_subcommand(1);
@@ -40,6 +43,15 @@ int main(int argc, char** argv) {
     run_options.command.insert(run_options.command.end(), program.begin(), program.end());
     std::exit(chess::cli::RunCommand(run_options));
   });
+  chess::cli::ReplayOptions replay_options;
+  CLI::App* replay = chess::cli::AddReplayCommand(app, replay_options);
+  replay->callback([&replay_options, &program]() {
+    replay_options.command = program;
+    std::exit(chess::cli::ReplayCommand(replay_options));
+  });
+  chess::cli::ShowOptions show_options;
+  CLI::App* show = chess::cli::AddShowCommand(app, show_options);
+  show->callback([&show_options]() { std::exit(chess::cli::ShowCommand(show_options)); });
 
   try {
     std::reverse(ours.begin(), ours.end());  // CLI11 consumes a vector from the back

@@ -6,7 +6,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "cli/cpu_pinning.h"
+#include "cli/execution.h"
+#include "cli/trace_recording.h"
 #include "cli/exit_codes.h"
 #include "cli/messages.h"
 #include "cli/report.h"
@@ -21,22 +22,34 @@ extern char** environ;
 namespace chess::cli {
 namespace {
 
-bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
-  const std::string temporary = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << content;
-    if (!out.flush()) {
-      error = "cannot write " + temporary + ": " + std::strerror(errno);
-      return false;
-    }
+// --seed: a whole number from 0 to 2^64-1.
+std::optional<uint64_t> ParseSeed(const std::string& text) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::stoull(text);
+  } catch (const std::exception&) {
+    return std::nullopt;  // more than 2^64-1
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    error = "cannot write " + path + ": " + std::strerror(errno);
-    std::remove(temporary.c_str());
-    return false;
+}
+
+// --epoch: nanoseconds since 1970 for "now", a number of seconds, or the default date.
+std::optional<int64_t> ParseEpoch(const std::string& text) {
+  if (text == "now") {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
   }
-  return true;
+  if (text == "2024-01-01") return int64_t{1'704'067'200} * 1'000'000'000;
+  size_t used = 0;
+  long long seconds = 0;
+  try {
+    seconds = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  // Up to year 2262, where nanoseconds since 1970 overflow 64 bits.
+  if (used != text.size() || seconds < 0 || seconds > 9'000'000'000LL) return std::nullopt;
+  return static_cast<int64_t>(seconds) * 1'000'000'000;
 }
 
 }  // namespace
@@ -55,6 +68,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
       ->type_name("FILE");
   run->add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
       ->type_name("FILE");
+  run->add_option("--trace", options.trace_path,
+                  "Record the execution in FILE (zstd-compressed): `chess-trace replay FILE` runs it "
+                  "again exactly, `chess-trace show FILE` draws its schedule")
+      ->type_name("FILE");
+  run->add_flag("--force", options.force, "Replace the --trace file if it exists");
   run->add_option("--external-wait", options.external_wait_seconds,
                   "End the run as `hang` (exit 124) when every thread has waited only on the "
                   "outside world (a terminal, a socket to another program) for S seconds; by "
@@ -97,38 +115,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
   return run;
 }
 
-// --seed: a whole number from 0 to 2^64-1.
-std::optional<uint64_t> ParseSeed(const std::string& text) {
-  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  try {
-    return std::stoull(text);
-  } catch (const std::exception&) {
-    return std::nullopt;  // more than 2^64-1
-  }
-}
-
-// --epoch: nanoseconds since 1970 for "now", a number of seconds, or the default date.
-std::optional<int64_t> ParseEpoch(const std::string& text) {
-  if (text == "now") {
-    timespec now{};
-    clock_gettime(CLOCK_REALTIME, &now);
-    return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
-  }
-  if (text == "2024-01-01") return int64_t{1'704'067'200} * 1'000'000'000;
-  size_t used = 0;
-  long long seconds = 0;
-  try {
-    seconds = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  // Up to year 2262, where nanoseconds since 1970 overflow 64 bits.
-  if (used != text.size() || seconds < 0 || seconds > 9'000'000'000LL) return std::nullopt;
-  return static_cast<int64_t>(seconds) * 1'000'000'000;
-}
-
 int RunCommand(const RunOptions& options) {
   Messages messages;
+  if (!options.log_path.empty()) {
+    if (auto opened = messages.OpenLog(options.log_path); !opened) {
+      messages.Say(opened.error());
+      return kExitError;
+    }
+  }
   const std::optional<uint64_t> seed = ParseSeed(options.seed);
   if (!seed) {
     messages.Say("--seed " + options.seed + ": expected a whole number from 0 to 18446744073709551615");
@@ -140,84 +134,49 @@ int RunCommand(const RunOptions& options) {
                  "(0 to 9000000000)");
     return kExitError;
   }
-  if (options.command.empty()) {
-    messages.Say("no program given. Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]");
-    return kExitError;
-  }
-  if (!options.log_path.empty()) {
-    if (auto opened = messages.OpenLog(options.log_path); !opened) {
-      messages.Say(opened.error());
-      return kExitError;
-    }
-  }
-  std::string path;
-  if (auto problem = supervisor::ResolveProgram(options.command.front(), path)) {
-    messages.Say(problem->message);
-    return problem->exit_code;
-  }
-  auto filter = seccomp::CompileFilter(seccomp::SyscallTable());
-  if (!filter) {
-    messages.Say(filter.error());
-    return kExitError;
-  }
-  auto pinning = PinSupervisor(options.cpu, !options.no_pin);
-  if (!pinning) {
-    messages.Say(pinning.error());
-    return kExitError;
-  }
-
-  supervisor::LaunchSpec spec;
-  spec.path = path;
-  spec.argv = options.command;
-  for (char** variable = environ; *variable != nullptr; ++variable) spec.env.emplace_back(*variable);
-  spec.cpu = pinning->cpu;
-  spec.filter = &filter.value();
-  spec.fixed_addresses = true;
-  spec.trap_timestamp_counter = !options.real_time;
-
-  supervisor::SupervisorOptions supervisor_options;
-  supervisor_options.slice = std::chrono::nanoseconds(static_cast<int64_t>(options.slice_ms * 1e6));
-  if (options.external_wait_seconds) {
-    supervisor_options.external_wait =
-        std::chrono::nanoseconds(static_cast<int64_t>(*options.external_wait_seconds * 1e9));
-  }
-  if (pinning->cpu) supervisor_options.visible_affinity = pinning->machine_mask;
-  supervisor_options.max_processes = options.max_processes;
-  if (!options.real_time) supervisor_options.epoch = *epoch;
-  supervisor_options.seed = *seed;
   auto isolation = supervisor::ParseIsolation(options.isolate.value_or("pid,uts,ipc,mnt"));
   if (!isolation) {
     messages.Say(isolation.error());
     return kExitError;
   }
-  supervisor_options.isolation.namespaces = *isolation;
-  supervisor_options.isolation_required = options.isolate.has_value();
-  supervisor_options.notice = [&messages](const std::string& text) { messages.Say(text); };
+  ExecutionSettings settings;
+  settings.command = options.command;
+  for (char** variable = environ; *variable != nullptr; ++variable) settings.env.emplace_back(*variable);
+  settings.cwd = CurrentDirectory();
+  settings.cpu = options.cpu;
+  settings.no_pin = options.no_pin;
+  settings.slice_ms = options.slice_ms;
+  settings.external_wait_seconds = options.external_wait_seconds;
+  settings.max_processes = options.max_processes;
+  if (!options.real_time) settings.epoch = *epoch;
+  settings.seed = *seed;
+  settings.isolation = *isolation;
+  settings.isolation_required = options.isolate.has_value();
+
+  auto prepared = PrepareExecution(settings, messages);
+  if (auto* code = std::get_if<int>(&prepared)) return *code;
+  PreparedExecution& execution = std::get<PreparedExecution>(prepared);
 
   search::NonPreemptiveStrategy strategy;
-  supervisor::Supervisor supervisor(std::move(supervisor_options), strategy);
-  supervisor::InstallStopHandlers();
-  if (!options.real_time) supervisor::TrapOwnTimestampCounter();
-  const supervisor::ExecutionResult result = supervisor.Run(spec);
-
-  if (result.exec_errno) {
-    messages.Say("cannot execute " + path + ": " + std::strerror(*result.exec_errno));
-  } else if (result.stopped_by_signal) {
-    messages.Say("stopped by " + SignalName(result.stopped_by_signal) + "; the program was killed");
-    messages.Raw(ThreadStates(result));
-  } else if (result.outcome == search::Outcome::kError) {
-    messages.Say("error: " + result.message);
-  } else {
-    messages.Raw(TextReport(result));
-  }
-  if (!options.report_path.empty()) {
-    std::string error;
-    if (!WriteFileAtomically(options.report_path, JsonReport(result, "run"), error)) {
-      messages.Say(error);
+  std::optional<TraceRecording> recording;
+  if (!options.trace_path.empty()) {
+    recording.emplace(strategy);
+    if (auto opened = recording->Open(options.trace_path, options.force, settings, execution); !opened) {
+      messages.Say(opened.error());
       return kExitError;
     }
   }
-  return RunExitCode(result);
+  int isolated = 0;
+  const supervisor::ExecutionResult result =
+      Execute(execution, recording ? static_cast<search::Strategy&>(recording->Strategy()) : strategy, &isolated);
+  bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, messages);
+  if (recording) {
+    if (auto finished = recording->Finish(result, settings, isolated); !finished) {
+      messages.Say(finished.error());
+      ok = false;
+    }
+  }
+  return ok ? RunExitCode(result) : kExitError;
 }
 
 }  // namespace chess::cli

@@ -14,6 +14,8 @@ struct RunOptions {
   bool no_pin = false;
   std::string report_path;
   std::string log_path;
+  std::string trace_path;
+  bool force = false;
   std::optional<double> external_wait_seconds;
   double slice_ms = 10;
   size_t max_processes = 1000;

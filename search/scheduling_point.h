@@ -30,6 +30,10 @@ struct SchedulingPoint {
   uint64_t resource = 0;  // futex address, fd, pid… — what two operations conflict on
   bool is_write = false;
   bool is_release = false;
+  int64_t syscall = -1;   // the syscall the thread stopped in (an opaque number here), or -1
+  uint64_t index = 0;     // how many scheduling points this thread had reached before this one
 };
+
+inline constexpr OpKind kLastOpKind = OpKind::kSyscall;
 
 }  // namespace chess::search

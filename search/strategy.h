@@ -20,6 +20,7 @@ enum class StopReason : uint8_t {
   kBlocked,       // can no longer run until another thread acts
   kExited,        // gone
 };
+inline constexpr StopReason kLastStopReason = StopReason::kExited;
 
 struct SchedulingContext {
   // Threads that can run now, in creation order. Never empty when a strategy is asked.
@@ -40,6 +41,26 @@ class Strategy {
 
   // Names the thread to run next; must be an element of `context.enabled`.
   [[nodiscard]] virtual ThreadId PickThread(const SchedulingContext& context) = 0;
+
+  // Set once the strategy can no longer follow the execution (a replay whose recorded schedule
+  // does not fit what happens): the execution then ends as a divergence, with this message.
+  [[nodiscard]] virtual std::optional<std::string> Divergence() const { return std::nullopt; }
+
+  // Whether the backstop may interrupt `thread`, running since its `points`-th scheduling point,
+  // after it used up its slice. A replay allows exactly the interrupts it recorded.
+  [[nodiscard]] virtual bool MayInterrupt(ThreadId thread, uint64_t points) const {
+    (void)thread;
+    (void)points;
+    return true;
+  }
+
+  // Whether the execution being replayed interrupted `thread` before its point number `points`
+  // (the one it has just reached, sooner than the replay's slice timer fired).
+  [[nodiscard]] virtual bool InterruptedBefore(ThreadId thread, uint64_t points) const {
+    (void)thread;
+    (void)points;
+    return false;
+  }
 
   // One line for reports and traces, e.g. "non-preemptive".
   [[nodiscard]] virtual std::string Describe() const = 0;

@@ -38,7 +38,8 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);  // the supervisor's mask must not leak into the program
   int error = 0;
-  if (cpus != nullptr && sched_setaffinity(0, sizeof(*cpus), cpus) != 0) error = errno;
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) error = errno;
+  if (error == 0 && cpus != nullptr && sched_setaffinity(0, sizeof(*cpus), cpus) != 0) error = errno;
   // Both survive exec and are inherited by every thread and child of the program.
   if (error == 0 && spec.fixed_addresses && personality(static_cast<unsigned long>(PER_LINUX) | ADDR_NO_RANDOMIZE) < 0) error = errno;
   if (error == 0 && spec.trap_timestamp_counter && prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0) error = errno;

@@ -19,6 +19,7 @@ struct LaunchSpec {
   std::string path;               // resolved executable (see ResolveProgram)
   std::vector<std::string> argv;  // argv[0] included
   std::vector<std::string> env;   // passed exactly: addresses depend on these bytes
+  std::string cwd;                // the program's working directory; empty: chess-trace's
   std::optional<int> cpu;         // pin the tree to this CPU
   bool fixed_addresses = false;   // ASLR off (personality ADDR_NO_RANDOMIZE), for every exec
   bool trap_timestamp_counter = false;  // rdtsc and rdtscp fault (PR_TSC_SIGSEGV), for every exec

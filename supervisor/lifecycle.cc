@@ -85,6 +85,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
   Thread& child = threads_.AddThread(tid, *process);
   child.state = ThreadState::kReady;
   child.point = {child.id, search::OpKind::kThreadStart};
+  log_->ThreadStarted(child.id, process->program_pid, child.program_tid);
   child.clear_child_tid = parent.clone_child_tid;
   child.affinity = parent.affinity;
   parent.clone_child_tid = 0;

@@ -126,7 +126,7 @@ void Supervisor::ScheduleNext() {
           RefreshEventTime();
           HandleEvent(*event);
         }
-        AdvanceTime(WallNow() - started);
+        AdvanceTime(log_->OutsideWait(points_, WallNow() - started));
         if (PendingStopSignal() || result_) return;
         continue;
       }
@@ -148,8 +148,20 @@ void Supervisor::ScheduleNext() {
     const search::ThreadId picked = strategy_.PickThread(context);
     ++points_;
     AdvanceTime(kDecisionTick);
+    if (auto divergence = strategy_.Divergence()) {
+      Finish(search::Outcome::kDivergence, *divergence);
+      result_->threads = BuildThreadReports(threads_, futexes_);
+      return;
+    }
     Thread* next = threads_.Find(picked);
     CHESS_CHECK(next != nullptr && Schedulable(*next), "the strategy picked a thread that cannot run");
+    if (next->owed_point) {
+      // It reaches the point it got to before the replayed interrupt: a decision of its own.
+      next->point = *next->owed_point;
+      next->owed_point.reset();
+      Park(*next, search::StopReason::kReachedPoint);
+      continue;
+    }
     if (Dispatch(*next) || result_) return;
   }
 }
@@ -213,6 +225,23 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   if (reason == search::StopReason::kReachedPoint && EventTime() - switched_in_ >= options_.slice.count()) {
     reason = search::StopReason::kYielded;
   }
+  search::SchedulingPoint& point = thread.point;
+  point.thread = thread.id;
+  if (point.op == search::OpKind::kInterrupted || point.op == search::OpKind::kThreadStart) {
+    point.syscall = -1;
+  } else {
+    point.syscall = thread.at_seccomp_stop || thread.at_syscall_exit ? thread.call.nr : -1;
+  }
+  // A replay whose recording interrupted the thread before this point: the thread got here
+  // first (its slice timer runs in real time). The interrupt is presented now, and this point
+  // when the thread is picked again, so the schedule lines up with the recording.
+  if (reason != search::StopReason::kBlocked && reason != search::StopReason::kExited &&
+      point.op != search::OpKind::kInterrupted && strategy_.InterruptedBefore(thread.id, thread.points)) {
+    thread.owed_point = point;
+    point = {thread.id, search::OpKind::kInterrupted};
+    reason = search::StopReason::kYielded;
+  }
+  point.index = thread.points++;
   last_stop_ = reason;
 }
 

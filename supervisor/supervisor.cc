@@ -29,6 +29,7 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
     clock_ = std::make_unique<RealClock>();
   }
   if (options_.seed) random_.emplace(*options_.seed);
+  if (options_.log != nullptr) log_ = options_.log;
 }
 
 Result<void> Supervisor::Isolate(const LaunchSpec& spec) {
@@ -79,6 +80,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   Thread& main_thread = threads_.AddThread(root_pid_, root);
   main_thread.state = ThreadState::kRunning;
   main_thread.point = {main_thread.id, search::OpKind::kThreadStart};
+  log_->ThreadStarted(main_thread.id, root.program_pid, main_thread.program_tid);
   running_ = &main_thread;
   switched_in_ = last_progress_ = WallNow();
   strategy_.BeginExecution();
@@ -247,6 +249,7 @@ void Supervisor::OnTick() {
   if (ran < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
   const bool slice_used = ran >= options_.slice.count();
   if (!slice_used && !(others_runnable && AsleepInKernel(running_->tid))) return;
+  if (!strategy_.MayInterrupt(running_->id, running_->points)) return;  // a replay: not here
   if (ptrace::Interrupt(running_->tid)) running_->interrupt = Thread::Interrupt::kRequested;
 }
 
@@ -317,6 +320,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
     case Disposition::Kind::kBlock:
       // The result is written when it is known, together with the skip: one SETREGS.
       thread.state = ThreadState::kBlocked;
+      thread.point = {thread.id, search::OpKind::kSyscall};
       Park(thread, search::StopReason::kBlocked);
       return;
     case Disposition::Kind::kYield:
@@ -347,8 +351,9 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,
     // a pipe fed from outside…). It restarts transparently when resumed. It waited in real
     // time, and so did the program's clock.
-    AdvanceTime(WallNow() - switched_in_);
+    AdvanceTime(log_->OutsideWait(points_, WallNow() - switched_in_));
     thread.state = ThreadState::kExternal;
+    thread.point = {thread.id, search::OpKind::kInterrupted};
     thread.call.nr = regs.SyscallNr();
     for (int i = 0; i < 6; ++i) thread.call.args[i] = regs.Arg(i);
     Park(thread, search::StopReason::kBlocked);
@@ -381,6 +386,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
       // Stays inside the call; its rewound registers are stored when it resumes.
       thread.registers_dirty = true;
       thread.state = ThreadState::kBlocked;
+      thread.point = {thread.id, search::OpKind::kIo};
       Park(thread, search::StopReason::kBlocked);
       return;
     default:

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "search/execution_log.h"
 #include "search/strategy.h"
 #include "supervisor/clock.h"
 #include "supervisor/event_waiter.h"
@@ -58,6 +59,8 @@ struct SupervisorOptions {
   // refuses them means a run without, and a notice.
   IsolationSpec isolation;
   bool isolation_required = false;
+  // Where the execution's inputs from outside are recorded or replayed from (may be null).
+  search::ExecutionLog* log = nullptr;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -186,6 +189,8 @@ class Supervisor final : private HandlerServices {
   std::unique_ptr<Clock> clock_;
   VirtualClock* virtual_clock_ = nullptr;  // clock_ when time is virtual
   std::optional<search::SeededRandom> random_;
+  search::ExecutionLog default_log_;
+  search::ExecutionLog* log_ = &default_log_;
   EventWaiter waiter_;
   IsolatedInit init_;
   FdProbe fd_probe_;

@@ -122,6 +122,10 @@ struct Thread {
   TrappedCall call;                   // the trapped syscall (valid while at_seccomp_stop)
   Registers regs;                     // as read at the stop: completing a call is one SETREGS
   search::SchedulingPoint point;      // where it stopped, for the strategy and reports
+  uint64_t points = 0;                // scheduling points reached so far (the next one's index)
+  // A replay whose recording interrupted this thread before the point it has now reached
+  // presents the interrupt first; this point's own decision comes when the thread is picked.
+  std::optional<search::SchedulingPoint> owed_point;
 
   // Blocking.
   std::optional<MonoNanos> deadline;  // when a timed wait or sleep ends

@@ -1,0 +1,123 @@
+#include "cli/execution.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <fstream>
+
+#include "cli/cpu_pinning.h"
+#include "cli/exit_codes.h"
+#include "cli/report.h"
+#include "seccomp/syscall_table.h"
+#include "supervisor/clock.h"
+
+namespace chess::cli {
+namespace {
+
+bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
+  const std::string temporary = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << content;
+    if (!out.flush()) {
+      error = "cannot write " + temporary + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    error = "cannot write " + path + ": " + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CurrentDirectory() {
+  char buffer[PATH_MAX];
+  return getcwd(buffer, sizeof(buffer)) != nullptr ? std::string(buffer) : std::string();
+}
+
+std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& settings, Messages& messages) {
+  if (settings.command.empty()) {
+    messages.Say("no program given. Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]");
+    return kExitError;
+  }
+  PreparedExecution prepared;
+  std::string path;
+  if (auto problem = supervisor::ResolveProgram(settings.command.front(), path)) {
+    messages.Say(problem->message);
+    return problem->exit_code;
+  }
+  auto filter = seccomp::CompileFilter(seccomp::SyscallTable());
+  if (!filter) {
+    messages.Say(filter.error());
+    return kExitError;
+  }
+  prepared.filter = std::make_unique<seccomp::BpfProgram>(std::move(filter.value()));
+  auto pinning = PinSupervisor(settings.cpu, !settings.no_pin);
+  if (!pinning) {
+    messages.Say(pinning.error());
+    return kExitError;
+  }
+
+  supervisor::LaunchSpec& spec = prepared.spec;
+  spec.path = path;
+  spec.argv = settings.command;
+  spec.env = settings.env;
+  spec.cwd = settings.cwd;
+  spec.cpu = pinning->cpu;
+  spec.filter = prepared.filter.get();
+  spec.fixed_addresses = true;
+  spec.trap_timestamp_counter = settings.epoch.has_value();
+
+  supervisor::SupervisorOptions& options = prepared.options;
+  options.slice = std::chrono::nanoseconds(static_cast<int64_t>(settings.slice_ms * 1e6));
+  if (settings.external_wait_seconds) {
+    options.external_wait = std::chrono::nanoseconds(static_cast<int64_t>(*settings.external_wait_seconds * 1e9));
+  }
+  if (pinning->cpu) options.visible_affinity = pinning->machine_mask;
+  options.max_processes = settings.max_processes;
+  options.epoch = settings.epoch;
+  options.seed = settings.seed;
+  options.isolation.namespaces = settings.isolation;
+  options.isolation_required = settings.isolation_required;
+  options.notice = [&messages](const std::string& text) { messages.Say(text); };
+  return prepared;
+}
+
+supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy, int* isolated) {
+  supervisor::Supervisor supervisor(prepared.options, strategy);
+  supervisor::InstallStopHandlers();
+  if (prepared.spec.trap_timestamp_counter) supervisor::TrapOwnTimestampCounter();
+  supervisor::ExecutionResult result = supervisor.Run(prepared.spec);
+  if (isolated != nullptr) *isolated = supervisor.IsolatedNamespaces();
+  return result;
+}
+
+bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
+                     const std::string& report_path, Messages& messages) {
+  if (result.exec_errno) {
+    messages.Say("cannot execute " + path + ": " + std::strerror(*result.exec_errno));
+  } else if (result.stopped_by_signal) {
+    messages.Say("stopped by " + SignalName(result.stopped_by_signal) + "; the program was killed");
+    messages.Raw(ThreadStates(result));
+  } else if (result.outcome == search::Outcome::kError) {
+    messages.Say("error: " + result.message);
+  } else {
+    messages.Raw(TextReport(result));
+  }
+  if (report_path.empty()) return true;
+  std::string error;
+  if (!WriteFileAtomically(report_path, JsonReport(result, command), error)) {
+    messages.Say(error);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace chess::cli

@@ -1,0 +1,55 @@
+// What `run` and `replay` share: turning settings into a launch and a supervisor, running one
+// execution, and reporting it.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cli/messages.h"
+#include "search/strategy.h"
+#include "seccomp/filter.h"
+#include "supervisor/supervisor.h"
+
+namespace chess::cli {
+
+struct ExecutionSettings {
+  std::vector<std::string> command;  // PROGRAM ARGS…
+  std::vector<std::string> env;
+  std::string cwd;                   // empty: chess-trace's own
+  std::optional<int> cpu;
+  bool no_pin = false;
+  double slice_ms = 10;
+  std::optional<double> external_wait_seconds;
+  size_t max_processes = 1000;
+  std::optional<int64_t> epoch;      // empty: real time
+  uint64_t seed = 0;
+  int isolation = 0;                 // CLONE_NEW* flags
+  bool isolation_required = false;
+};
+
+struct PreparedExecution {
+  supervisor::LaunchSpec spec;
+  supervisor::SupervisorOptions options;
+  std::unique_ptr<seccomp::BpfProgram> filter;  // spec.filter points at it
+};
+
+// Resolves the program, compiles the filter and pins chess-trace to a CPU. On failure the
+// reason was said, and the exit code to end with is returned instead.
+std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& settings, Messages& messages);
+
+// Runs one execution with `strategy` deciding (the stop handlers installed, chess-trace's own
+// rdtsc trapped when the program's is).
+supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy, int* isolated = nullptr);
+
+// Says how the execution ended (or why it could not run), and writes the JSON report if asked.
+// Returns false when the report could not be written.
+bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
+                     const std::string& report_path, Messages& messages);
+
+// The current directory, or "" if it cannot be told.
+std::string CurrentDirectory();
+
+}  // namespace chess::cli

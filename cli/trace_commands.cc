@@ -1,0 +1,148 @@
+#include "cli/trace_commands.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/execution.h"
+#include "cli/exit_codes.h"
+#include "cli/report.h"
+#include "cli/trace_recording.h"
+#include "search/replay_strategy.h"
+#include "seccomp/filter.h"
+#include "trace/recorder.h"
+#include "trace/render.h"
+#include "trace/trace_reader.h"
+
+namespace chess::cli {
+namespace {
+
+// replay's own exit status when the execution did not follow the recording.
+constexpr int kExitDiverged = 1;
+
+std::string NameOfSyscall(int64_t nr) { return seccomp::SyscallName(nr); }
+
+std::string Describe(search::Outcome outcome, const std::optional<int64_t>& exit_status, const std::optional<int64_t>& signal) {
+  std::string text(search::OutcomeName(outcome));
+  if (exit_status) text += " (exit status " + std::to_string(*exit_status) + ")";
+  if (signal) text += " (" + SignalName(static_cast<int>(*signal)) + ")";
+  return text;
+}
+
+}  // namespace
+
+CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
+  CLI::App* replay = app.add_subcommand(
+      "replay",
+      "Run a recorded execution again, exactly: the recorded command, environment and working "
+      "directory, every scheduling decision enforced and every input from outside fed back. Exits "
+      "0 and says `reproduced: OUTCOME` when it ends as recorded; exits 1 and says where it stopped "
+      "following the recording otherwise. After --, a program to run instead of the recorded one "
+      "(a rebuilt binary at another path).");
+  replay->add_option("trace", options.trace_path, "The trace (from run --trace)")->required()->type_name("TRACE");
+  replay->add_option("--cpu", options.cpu, "Run on this CPU (as for run)");
+  replay->add_flag("--no-pin", options.no_pin, "Do not pin to one CPU");
+  replay->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
+  replay->add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
+      ->type_name("FILE");
+  return replay;
+}
+
+int ReplayCommand(const ReplayOptions& options) {
+  Messages messages;
+  if (!options.log_path.empty()) {
+    if (auto opened = messages.OpenLog(options.log_path); !opened) {
+      messages.Say(opened.error());
+      return kExitError;
+    }
+  }
+  auto trace = trace::ReadTrace(options.trace_path, ToolVersion());
+  if (!trace) {
+    messages.Say(trace.error());
+    return kExitError;
+  }
+  search::SetSyscallNamer(NameOfSyscall);
+  ExecutionSettings settings;
+  settings.command = options.command.empty() ? trace->command.argv : options.command;
+  settings.env = trace->command.env;
+  settings.cwd = trace->command.cwd;
+  settings.cpu = options.cpu;
+  settings.no_pin = options.no_pin;
+  settings.slice_ms = static_cast<double>(trace->options.slice_nanos) / 1e6;
+  settings.epoch = trace->options.epoch;
+  settings.seed = trace->options.seed;
+  settings.isolation = static_cast<int>(trace->options.isolation);
+  settings.isolation_required = trace->options.isolation != 0;
+  if (options.command.empty() && settings.command.front().find('/') == std::string::npos) {
+    settings.command.front() = trace->command.path;  // as it was resolved when recorded
+  }
+  auto prepared = PrepareExecution(settings, messages);
+  if (auto* code = std::get_if<int>(&prepared)) return *code;
+  PreparedExecution& execution = std::get<PreparedExecution>(prepared);
+  trace::ReplayLog log(trace->outside_waits);
+  execution.options.log = &log;
+  search::ReplayStrategy strategy(trace->decisions);
+  const supervisor::ExecutionResult result = Execute(execution, strategy);
+
+  if (result.outcome == search::Outcome::kDivergence) {
+    messages.Say("diverged: the replay stopped following the recording at " + result.message);
+    messages.Raw(ThreadStates(result));
+    ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
+    return kExitDiverged;
+  }
+  if (!ReportExecution(result, execution.spec.path, "replay", options.report_path, messages)) return kExitError;
+  if (!trace->outcome) {
+    messages.Say("the recording has no outcome (the recorded run was cut short); the replay ended with " +
+                 Describe(result.outcome, result.exit_status, result.signal));
+    return kExitDiverged;
+  }
+  const trace::Outcome& recorded = *trace->outcome;
+  const std::optional<int64_t> exit_status = result.exit_status ? std::optional<int64_t>(*result.exit_status) : std::nullopt;
+  const std::optional<int64_t> signal = result.signal ? std::optional<int64_t>(*result.signal) : std::nullopt;
+  if (result.outcome != recorded.outcome || exit_status != recorded.exit_status || signal != recorded.signal) {
+    messages.Say("diverged: the recording ended with " + Describe(recorded.outcome, recorded.exit_status, recorded.signal) +
+                 ", the replay with " + Describe(result.outcome, exit_status, signal));
+    return kExitDiverged;
+  }
+  if (strategy.Followed() != strategy.Recorded()) {
+    messages.Say("diverged: the program ended after " + std::to_string(strategy.Followed()) + " of the " +
+                 std::to_string(strategy.Recorded()) + " recorded decisions");
+    return kExitDiverged;
+  }
+  messages.Say("reproduced: " + Describe(result.outcome, exit_status, signal) + ", all " +
+               std::to_string(strategy.Recorded()) + " decisions followed");
+  return 0;
+}
+
+CLI::App* AddShowCommand(CLI::App& app, ShowOptions& options) {
+  CLI::App* show = app.add_subcommand(
+      "show",
+      "Draw a recorded execution on stdout: `text` is a timeline with one column per thread "
+      "(preemptions and interrupts marked) and the outcome; `json` is every record decoded; "
+      "`chrome` is the trace-event format that Perfetto (ui.perfetto.dev) and chrome://tracing open.");
+  show->add_option("trace", options.trace_path, "The trace (from run --trace)")->required()->type_name("TRACE");
+  show->add_option("--format", options.format, "text, json or chrome")
+      ->check(CLI::IsMember({"text", "json", "chrome"}))
+      ->capture_default_str();
+  return show;
+}
+
+int ShowCommand(const ShowOptions& options) {
+  Messages messages;
+  auto trace = trace::ReadTrace(options.trace_path, ToolVersion());
+  if (!trace) {
+    messages.Say(trace.error());
+    return kExitError;
+  }
+  search::SetSyscallNamer(NameOfSyscall);
+  if (options.format == "json") {
+    std::cout << trace::RenderJson(*trace);
+  } else if (options.format == "chrome") {
+    std::cout << trace::RenderChrome(*trace);
+  } else {
+    std::cout << trace::RenderText(*trace);
+  }
+  std::cout.flush();
+  return std::cout ? 0 : kExitError;
+}
+
+}  // namespace chess::cli

@@ -1,0 +1,48 @@
+#include "cli/trace_recording.h"
+
+#include <sys/sysinfo.h>
+
+
+#ifndef CHESS_TRACE_VERSION
+#define CHESS_TRACE_VERSION "unknown"
+#endif
+
+namespace chess::cli {
+
+std::string ToolVersion() { return CHESS_TRACE_VERSION; }
+
+Result<void> TraceRecording::Open(const std::string& path, bool replace, const ExecutionSettings& settings,
+                                  PreparedExecution& execution) {
+  if (auto opened = writer_.Open(path, replace, ToolVersion()); !opened) return opened;
+  trace::Command command;
+  command.path = execution.spec.path;
+  command.argv = settings.command;
+  command.cwd = settings.cwd;
+  command.env = settings.env;
+  writer_.WriteCommand(command);
+  execution.options.log = &recorder_;
+  return {};
+}
+
+Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
+                                    int isolated) {
+  trace::Options options;
+  options.strategy = recorder_.Describe();
+  options.seed = settings.seed;
+  options.epoch = settings.epoch;
+  options.isolation = static_cast<uint64_t>(isolated);
+  options.slice_nanos = static_cast<uint64_t>(settings.slice_ms * 1e6);
+  options.visible_cpus = static_cast<uint64_t>(get_nprocs());
+  writer_.WriteOptions(options);
+  trace::Outcome outcome;
+  outcome.outcome = result.outcome;
+  if (result.exit_status) outcome.exit_status = *result.exit_status;
+  if (result.signal) outcome.signal = *result.signal;
+  outcome.message = result.message;
+  outcome.scheduling_points = result.scheduling_points;
+  outcome.virtual_nanos = static_cast<int64_t>(result.virtual_seconds * 1e9);
+  writer_.WriteOutcome(outcome);
+  return writer_.Finish();
+}
+
+}  // namespace chess::cli

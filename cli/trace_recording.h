@@ -1,0 +1,35 @@
+// `run --trace FILE`: the execution's command, options, schedule, inputs and outcome, written
+// to a trace as the run goes.
+#pragma once
+
+#include <string>
+
+#include "cli/execution.h"
+#include "search/result.h"
+#include "trace/recorder.h"
+#include "trace/trace_writer.h"
+
+namespace chess::cli {
+
+class TraceRecording {
+ public:
+  explicit TraceRecording(search::Strategy& strategy) : recorder_(strategy, writer_) {}
+
+  // Opens the trace and writes the command; the execution then reports its inputs to it.
+  Result<void> Open(const std::string& path, bool replace, const ExecutionSettings& settings,
+                    PreparedExecution& execution);
+  // The strategy the supervisor must use: the real one, every decision written down.
+  search::Strategy& Strategy() { return recorder_; }
+  // Writes the options (with the namespaces the run really had) and the outcome, and puts the
+  // file in place.
+  Result<void> Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings, int isolated);
+
+ private:
+  trace::TraceWriter writer_;
+  trace::TraceRecorder recorder_;
+};
+
+// The tool version written into traces and compared when reading them.
+std::string ToolVersion();
+
+}  // namespace chess::cli

@@ -1,0 +1,78 @@
+#include "search/replay_strategy.h"
+
+#include <algorithm>
+
+namespace chess::search {
+namespace {
+
+SyscallNamer g_namer = nullptr;
+
+std::string Thread(ThreadId id) { return "thread " + std::to_string(id.value); }
+
+std::string Where(const SchedulingPoint& point) {
+  if (point.op == OpKind::kThreadStart) return "at its start";
+  if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
+  return "in " + NameSyscall(point.syscall);
+}
+
+std::string Enabled(std::span<const ThreadId> enabled) {
+  std::string text;
+  for (ThreadId id : enabled) text += (text.empty() ? "" : ", ") + std::to_string(id.value);
+  return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+void SetSyscallNamer(SyscallNamer namer) { g_namer = namer; }
+
+std::string NameSyscall(int64_t syscall) {
+  if (syscall < 0) return "no syscall";
+  return g_namer != nullptr ? g_namer(syscall) : "syscall " + std::to_string(syscall);
+}
+
+void ReplayStrategy::Diverge(std::string why) {
+  if (!divergence_) divergence_ = "decision " + std::to_string(next_) + ": " + std::move(why);
+}
+
+bool ReplayStrategy::MayInterrupt(ThreadId thread, uint64_t points) const {
+  if (next_ >= decisions_.size()) return false;
+  const RecordedDecision& expected = decisions_[next_];
+  return expected.current == thread && expected.point.op == OpKind::kInterrupted && expected.point.index == points;
+}
+
+ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {
+  const ThreadId fallback = context.enabled.front();
+  if (divergence_) return fallback;
+  if (next_ >= decisions_.size()) {
+    Diverge("the recording ends here, but the program goes on" +
+            (context.current ? " (" + Thread(*context.current) + " stopped " + Where(context.point) + ")" : std::string()));
+    return fallback;
+  }
+  const RecordedDecision& expected = decisions_[next_];
+  if (context.current != expected.current) {
+    Diverge("the recording had " + (expected.current ? Thread(*expected.current) : std::string("no thread")) +
+            " stopping here, the replay has " + (context.current ? Thread(*context.current) : std::string("none")));
+    return fallback;
+  }
+  if (context.current) {
+    const SchedulingPoint& seen = context.point;
+    const bool same_kind = seen.op == expected.point.op ||
+                           (seen.op != OpKind::kInterrupted && expected.point.op != OpKind::kInterrupted &&
+                            seen.op != OpKind::kThreadStart && expected.point.op != OpKind::kThreadStart);
+    if (!same_kind || seen.syscall != expected.point.syscall || seen.index != expected.point.index) {
+      Diverge("the recording had " + Thread(*expected.current) + " stopped " + Where(expected.point) + " (its point " +
+              std::to_string(expected.point.index) + "), the replay has it stopped " + Where(seen) + " (its point " +
+              std::to_string(seen.index) + ")");
+      return fallback;
+    }
+  }
+  if (!std::binary_search(context.enabled.begin(), context.enabled.end(), expected.picked)) {
+    Diverge("the recording ran " + Thread(expected.picked) + " next, but it cannot run now (can run: " +
+            Enabled(context.enabled) + ")");
+    return fallback;
+  }
+  ++next_;
+  return expected.picked;
+}
+
+}  // namespace chess::search

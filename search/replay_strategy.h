@@ -1,0 +1,52 @@
+// ReplayStrategy: follows a recorded schedule decision by decision, and notices the moment the
+// execution stops fitting it — a different thread stopped, at a different syscall, or the
+// recorded choice cannot run — which ends the execution as a divergence.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/strategy.h"
+
+namespace chess::search {
+
+// One scheduling decision as recorded: the situation the strategy saw and the thread it chose.
+struct RecordedDecision {
+  std::optional<ThreadId> current;  // the thread that ran last
+  StopReason stop = StopReason::kReachedPoint;  // why it stopped running
+  SchedulingPoint point;            // where it stopped (op, syscall, index)
+  ThreadId picked;
+};
+
+class ReplayStrategy final : public Strategy {
+ public:
+  explicit ReplayStrategy(std::vector<RecordedDecision> decisions) : decisions_(std::move(decisions)) {}
+
+  [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
+  [[nodiscard]] std::optional<std::string> Divergence() const override { return divergence_; }
+  [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override;
+  [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override {
+    return MayInterrupt(thread, points);
+  }
+  [[nodiscard]] std::string Describe() const override { return "replay"; }
+
+  // Decisions followed so far.
+  size_t Followed() const { return next_; }
+  size_t Recorded() const { return decisions_.size(); }
+
+ private:
+  void Diverge(std::string why);
+
+  std::vector<RecordedDecision> decisions_;
+  size_t next_ = 0;
+  std::optional<std::string> divergence_;
+};
+
+// "futex" for a syscall number is the supervisor's to name; search/ only knows numbers. The
+// replay's messages use this hook when set (the CLI sets it).
+using SyscallNamer = std::string (*)(int64_t syscall);
+void SetSyscallNamer(SyscallNamer namer);
+std::string NameSyscall(int64_t syscall);
+
+}  // namespace chess::search

@@ -1,0 +1,85 @@
+// The trace file format (docs/trace-format.md): what a recorded execution is made of. A trace
+// is a small uncompressed header, a zstd frame holding a stream of typed records, and a
+// trailer with the length and a checksum of that stream.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/outcome.h"
+#include "search/replay_strategy.h"
+
+namespace chess::trace {
+
+inline constexpr char kMagic[8] = {'C', 'H', 'E', 'S', 'S', 'T', 'R', 'C'};
+inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'};
+inline constexpr uint16_t kFormatVersion = 1;
+inline constexpr size_t kTrailerSize = 8 + 8 + 8;  // magic, payload length, FNV-1a 64 of it
+
+enum class RecordType : uint8_t {
+  kCommand = 1,      // what ran: path, argv, cwd, the whole environment
+  kOptions = 2,      // what shaped the execution: strategy, seed, epoch, isolation…
+  kThread = 3,       // a thread appeared: logical id, pid and tid as the program saw them
+  kDecision = 4,     // a scheduling decision: who stopped where, and who ran next
+  kRepeat = 5,       // the previous decision record, repeated (a run of the same situation)
+  kOutsideWait = 6,  // real time waited on the outside world before a decision (moves virtual time)
+  kOutcome = 7,      // how the execution ended
+  kEnd = 8,          // the number of records before it: the stream is complete
+};
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kEnd);
+
+struct Command {
+  std::string path;  // the executable as resolved
+  std::vector<std::string> argv;
+  std::string cwd;
+  std::vector<std::string> env;
+};
+
+struct Options {
+  std::string strategy;             // "non-preemptive"
+  uint64_t seed = 0;
+  std::optional<int64_t> epoch;     // nanoseconds since 1970; empty: real time
+  uint64_t isolation = 0;           // CLONE_NEW* flags the run had
+  uint64_t slice_nanos = 0;
+  bool io_points = false;
+  uint64_t visible_cpus = 0;        // the CPU count the program saw
+};
+
+struct ThreadInfo {
+  search::ThreadId thread;
+  int64_t pid = 0;
+  int64_t tid = 0;
+};
+
+struct OutsideWait {
+  uint64_t decision = 0;  // the decision it came before
+  int64_t nanos = 0;
+};
+
+struct Outcome {
+  search::Outcome outcome = search::Outcome::kError;
+  std::optional<int64_t> exit_status;
+  std::optional<int64_t> signal;
+  std::string message;
+  uint64_t scheduling_points = 0;
+  int64_t virtual_nanos = 0;
+};
+
+// A whole trace, decoded.
+struct Trace {
+  uint16_t format_version = kFormatVersion;
+  std::string tool_version;
+  Command command;
+  Options options;
+  std::vector<ThreadInfo> threads;
+  std::vector<search::RecordedDecision> decisions;
+  std::vector<OutsideWait> outside_waits;
+  std::optional<Outcome> outcome;  // empty: the run was cut short before it ended
+};
+
+// FNV-1a, 64 bits: the trailer's checksum of the record stream.
+uint64_t Fnv1a64(const void* data, size_t size, uint64_t hash = 0xcbf29ce484222325ull);
+
+}  // namespace chess::trace

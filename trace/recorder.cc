@@ -1,0 +1,37 @@
+#include "trace/recorder.h"
+
+namespace chess::trace {
+
+search::ThreadId TraceRecorder::PickThread(const search::SchedulingContext& context) {
+  const search::ThreadId picked = inner_.PickThread(context);
+  search::RecordedDecision decision;
+  decision.current = context.current;
+  decision.stop = context.current_stop;
+  if (context.current) decision.point = context.point;
+  decision.picked = picked;
+  writer_.WriteDecision(decision);
+  return picked;
+}
+
+void TraceRecorder::ThreadStarted(search::ThreadId thread, int64_t pid, int64_t tid) {
+  writer_.WriteThread({thread, pid, tid});
+}
+
+int64_t TraceRecorder::OutsideWait(uint64_t decision, int64_t measured) {
+  if (measured > 0) writer_.WriteOutsideWait({decision, measured});
+  return measured;
+}
+
+ReplayLog::ReplayLog(const std::vector<trace::OutsideWait>& waits) {
+  for (const trace::OutsideWait& wait : waits) waits_[wait.decision] += wait.nanos;
+}
+
+int64_t ReplayLog::OutsideWait(uint64_t decision, int64_t) {
+  auto it = waits_.find(decision);
+  if (it == waits_.end()) return 0;
+  const int64_t nanos = it->second;
+  waits_.erase(it);
+  return nanos;
+}
+
+}  // namespace chess::trace

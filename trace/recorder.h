@@ -1,0 +1,51 @@
+// Recording and replaying an execution's schedule and inputs. TraceRecorder sits between the
+// supervisor and the real strategy: every decision passes through it into the trace, and the
+// outside world's waits are noted as they happen. ReplayLog gives a replay those waits back.
+#pragma once
+
+#include <map>
+#include <memory>
+
+#include "search/execution_log.h"
+#include "search/strategy.h"
+#include "trace/trace_writer.h"
+
+namespace chess::trace {
+
+class TraceRecorder final : public search::Strategy, public search::ExecutionLog {
+ public:
+  TraceRecorder(search::Strategy& inner, TraceWriter& writer) : inner_(inner), writer_(writer) {}
+
+  // search::Strategy: the inner strategy decides; the decision is written down.
+  void BeginExecution() override { inner_.BeginExecution(); }
+  [[nodiscard]] search::ThreadId PickThread(const search::SchedulingContext& context) override;
+  [[nodiscard]] std::optional<std::string> Divergence() const override { return inner_.Divergence(); }
+  [[nodiscard]] bool MayInterrupt(search::ThreadId thread, uint64_t points) const override {
+    return inner_.MayInterrupt(thread, points);
+  }
+  [[nodiscard]] bool InterruptedBefore(search::ThreadId thread, uint64_t points) const override {
+    return inner_.InterruptedBefore(thread, points);
+  }
+  [[nodiscard]] std::string Describe() const override { return inner_.Describe(); }
+
+  // search::ExecutionLog.
+  void ThreadStarted(search::ThreadId thread, int64_t pid, int64_t tid) override;
+  int64_t OutsideWait(uint64_t decision, int64_t measured) override;
+
+ private:
+  search::Strategy& inner_;
+  TraceWriter& writer_;
+};
+
+// The waits a recording noted, given back at the same decisions: a decision's waits were one
+// sum when recorded, and are one sum when replayed (the first wait before it gets it all).
+class ReplayLog final : public search::ExecutionLog {
+ public:
+  explicit ReplayLog(const std::vector<trace::OutsideWait>& waits);
+  int64_t OutsideWait(uint64_t decision, int64_t measured) override;
+
+ private:
+  std::map<uint64_t, int64_t> waits_;
+};
+
+}  // namespace chess::trace

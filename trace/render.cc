@@ -1,0 +1,213 @@
+#include "trace/render.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace chess::trace {
+namespace {
+
+constexpr size_t kColumnWidth = 22;
+
+std::string Escape(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
+          out += buffer;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+  }
+  return out;
+}
+
+std::string Quoted(const std::string& text) { return "\"" + Escape(text) + "\""; }
+
+// Where a thread stopped, briefly.
+std::string Stopped(const search::RecordedDecision& d) {
+  switch (d.point.op) {
+    case search::OpKind::kThreadStart: return "start";
+    case search::OpKind::kInterrupted: return "interrupted";
+    default: return search::NameSyscall(d.point.syscall);
+  }
+}
+
+const char* StopName(search::StopReason stop) {
+  switch (stop) {
+    case search::StopReason::kReachedPoint: return "point";
+    case search::StopReason::kYielded: return "yielded";
+    case search::StopReason::kBlocked: return "blocked";
+    case search::StopReason::kExited: return "exited";
+  }
+  return "unknown";
+}
+
+bool IsPreemption(const search::RecordedDecision& d) {
+  return d.current && d.stop == search::StopReason::kReachedPoint && d.picked != *d.current &&
+         d.point.op != search::OpKind::kThreadStart;
+}
+
+std::string Pad(std::string text, size_t width) {
+  if (text.size() > width - 1) text = text.substr(0, width - 2) + "~";
+  text.resize(width, ' ');
+  return text;
+}
+
+std::string OutcomeLine(const Outcome& outcome) {
+  std::string line = std::string(search::OutcomeName(outcome.outcome));
+  if (outcome.exit_status) line += ", exit status " + std::to_string(*outcome.exit_status);
+  if (outcome.signal) line += ", signal " + std::to_string(*outcome.signal);
+  if (!outcome.message.empty()) line += ": " + outcome.message;
+  return line;
+}
+
+}  // namespace
+
+std::string RenderText(const Trace& trace) {
+  std::ostringstream out;
+  out << "trace of";
+  for (const std::string& arg : trace.command.argv) out << " " << arg;
+  out << "\n  recorded by chess-trace " << trace.tool_version << " (trace format " << trace.format_version << "), strategy "
+      << trace.options.strategy << ", seed " << trace.options.seed;
+  if (trace.options.epoch) {
+    out << ", epoch " << *trace.options.epoch / 1'000'000'000;
+  } else {
+    out << ", real time";
+  }
+  out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
+  // Columns in order of thread id.
+  std::map<uint32_t, size_t> column;
+  for (const ThreadInfo& thread : trace.threads) column.emplace(thread.thread.value, column.size());
+  for (const auto& d : trace.decisions) column.emplace(d.picked.value, column.size());
+  std::vector<std::string> headers(column.size());
+  for (const auto& [id, index] : column) headers[index] = "T" + std::to_string(id);
+  for (const ThreadInfo& thread : trace.threads) {
+    headers[column[thread.thread.value]] += " (" + std::to_string(thread.pid) + "/" + std::to_string(thread.tid) + ")";
+  }
+  out << "\n" << Pad("decision", 10);
+  for (const std::string& header : headers) out << Pad(header, kColumnWidth);
+  out << "\n";
+  std::map<uint64_t, int64_t> waits;
+  for (const OutsideWait& wait : trace.outside_waits) waits[wait.decision] += wait.nanos;
+  for (size_t k = 0; k < trace.decisions.size(); ++k) {
+    const search::RecordedDecision& d = trace.decisions[k];
+    if (auto wait = waits.find(k); wait != waits.end()) {
+      out << Pad("", 10) << "(waited " << wait->second / 1000 << " µs on the outside world)\n";
+    }
+    std::vector<std::string> cells(column.size());
+    if (d.current) {
+      std::string cell = Stopped(d);
+      if (d.stop == search::StopReason::kBlocked) cell += " (blocks)";
+      if (d.stop == search::StopReason::kExited) cell = "exit";
+      cells[column[d.current->value]] = cell;
+    }
+    if (!d.current || d.picked != *d.current) {
+      std::string& cell = cells[column[d.picked.value]];
+      cell = (IsPreemption(d) ? "▶ runs (preempts)" : "▶ runs");
+    }
+    out << Pad(std::to_string(k), 10);
+    for (const std::string& cell : cells) out << Pad(cell, kColumnWidth);
+    out << "\n";
+  }
+  out << "\noutcome: " << (trace.outcome ? OutcomeLine(*trace.outcome) : std::string("none recorded (the run was cut short)")) << "\n";
+  return out.str();
+}
+
+std::string RenderJson(const Trace& trace) {
+  std::ostringstream out;
+  out << "{\"format_version\": " << trace.format_version << ", \"tool_version\": " << Quoted(trace.tool_version);
+  out << ",\n \"command\": {\"path\": " << Quoted(trace.command.path) << ", \"argv\": [";
+  for (size_t i = 0; i < trace.command.argv.size(); ++i) out << (i ? ", " : "") << Quoted(trace.command.argv[i]);
+  out << "], \"cwd\": " << Quoted(trace.command.cwd) << ", \"env\": [";
+  for (size_t i = 0; i < trace.command.env.size(); ++i) out << (i ? ", " : "") << Quoted(trace.command.env[i]);
+  out << "]},\n \"options\": {\"strategy\": " << Quoted(trace.options.strategy) << ", \"seed\": " << trace.options.seed
+      << ", \"epoch\": " << (trace.options.epoch ? std::to_string(*trace.options.epoch) : "null")
+      << ", \"isolation\": " << trace.options.isolation << ", \"slice_nanos\": " << trace.options.slice_nanos
+      << ", \"io_points\": " << (trace.options.io_points ? "true" : "false")
+      << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"threads\": [";
+  for (size_t i = 0; i < trace.threads.size(); ++i) {
+    const ThreadInfo& t = trace.threads[i];
+    out << (i ? ", " : "") << "{\"thread\": " << t.thread.value << ", \"pid\": " << t.pid << ", \"tid\": " << t.tid << "}";
+  }
+  out << "],\n \"decisions\": [";
+  for (size_t k = 0; k < trace.decisions.size(); ++k) {
+    const search::RecordedDecision& d = trace.decisions[k];
+    out << (k ? ",\n  " : "\n  ") << "{\"current\": " << (d.current ? std::to_string(d.current->value) : "null");
+    if (d.current) {
+      out << ", \"stop\": \"" << StopName(d.stop) << "\", \"op\": " << static_cast<int>(d.point.op)
+          << ", \"syscall\": " << Quoted(Stopped(d)) << ", \"resource\": " << d.point.resource
+          << ", \"index\": " << d.point.index;
+    }
+    out << ", \"picked\": " << d.picked.value << "}";
+  }
+  out << "],\n \"outside_waits\": [";
+  for (size_t i = 0; i < trace.outside_waits.size(); ++i) {
+    out << (i ? ", " : "") << "{\"decision\": " << trace.outside_waits[i].decision
+        << ", \"nanos\": " << trace.outside_waits[i].nanos << "}";
+  }
+  out << "],\n \"outcome\": ";
+  if (trace.outcome) {
+    const Outcome& o = *trace.outcome;
+    out << "{\"outcome\": " << Quoted(std::string(search::OutcomeName(o.outcome)))
+        << ", \"exit_status\": " << (o.exit_status ? std::to_string(*o.exit_status) : "null")
+        << ", \"signal\": " << (o.signal ? std::to_string(*o.signal) : "null") << ", \"message\": " << Quoted(o.message)
+        << ", \"scheduling_points\": " << o.scheduling_points << ", \"virtual_nanos\": " << o.virtual_nanos << "}";
+  } else {
+    out << "null";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+std::string RenderChrome(const Trace& trace) {
+  std::ostringstream out;
+  out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
+  bool first = true;
+  auto event = [&](const std::string& body) {
+    out << (first ? "\n  " : ",\n  ") << body;
+    first = false;
+  };
+  std::map<uint32_t, ThreadInfo> info;
+  for (const ThreadInfo& thread : trace.threads) info[thread.thread.value] = thread;
+  auto pid_of = [&](uint32_t id) { return info.count(id) ? info[id].pid : 0; };
+  for (const auto& [id, thread] : info) {
+    event("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " + std::to_string(thread.pid) + ", \"tid\": " +
+          std::to_string(id) + ", \"args\": {\"name\": \"T" + std::to_string(id) + " (tid " + std::to_string(thread.tid) + ")\"}}");
+  }
+  // The thread picked at decision k runs until decision k+1, where it is the one that stopped.
+  for (size_t k = 0; k < trace.decisions.size(); ++k) {
+    const search::RecordedDecision& d = trace.decisions[k];
+    std::string name = "runs";
+    if (k + 1 < trace.decisions.size() && trace.decisions[k + 1].current == d.picked) {
+      name = "until " + Stopped(trace.decisions[k + 1]);
+    }
+    std::string args = "{\"decision\": " + std::to_string(k);
+    if (IsPreemption(d)) args += ", \"preemption\": true";
+    args += "}";
+    event("{\"ph\": \"X\", \"name\": " + Quoted(name) + ", \"pid\": " + std::to_string(pid_of(d.picked.value)) +
+          ", \"tid\": " + std::to_string(d.picked.value) + ", \"ts\": " + std::to_string(k) + ", \"dur\": 1, \"args\": " +
+          args + "}");
+    if (d.current && d.point.op == search::OpKind::kInterrupted) {
+      event("{\"ph\": \"i\", \"name\": \"interrupted\", \"s\": \"t\", \"pid\": " + std::to_string(pid_of(d.current->value)) +
+            ", \"tid\": " + std::to_string(d.current->value) + ", \"ts\": " + std::to_string(k) + "}");
+    }
+  }
+  if (trace.outcome) {
+    event("{\"ph\": \"i\", \"name\": " + Quoted(OutcomeLine(*trace.outcome)) + ", \"s\": \"g\", \"pid\": 0, \"tid\": 0, \"ts\": " +
+          std::to_string(trace.decisions.size()) + "}");
+  }
+  out << "\n]}\n";
+  return out.str();
+}
+
+}  // namespace chess::trace

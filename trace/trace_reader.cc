@@ -1,0 +1,260 @@
+#include "trace/trace_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include "trace/codec.h"
+#include "trace/compression.h"
+
+namespace chess::trace {
+namespace {
+
+// Bounds that no real trace comes near, so damage cannot ask for unbounded work or memory.
+constexpr size_t kMaxFile = size_t{1} << 32;
+constexpr size_t kMaxStream = size_t{1} << 33;
+constexpr size_t kMaxDecisions = 10'000'000;
+constexpr size_t kMaxString = 1 << 20;
+constexpr size_t kMaxStrings = 1 << 20;
+constexpr size_t kMaxToolVersion = 256;
+
+uint64_t GetLittleEndian(std::string_view bytes, size_t offset, int size) {
+  uint64_t value = 0;
+  for (int i = size - 1; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(bytes[offset + i]);
+  return value;
+}
+
+Error Damaged(const std::string& what) { return Error{"the trace is damaged: " + what}; }
+
+class Decoder {
+ public:
+  explicit Decoder(Trace& trace) : trace_(trace) {}
+
+  Result<void> Record(RecordType type, ByteReader& in) {
+    switch (type) {
+      case RecordType::kCommand: return Command(in);
+      case RecordType::kOptions: return Options(in);
+      case RecordType::kThread: {
+        ThreadInfo thread;
+        thread.thread.value = static_cast<uint32_t>(in.Varint());
+        thread.pid = in.Signed();
+        thread.tid = in.Signed();
+        trace_.threads.push_back(thread);
+        return {};
+      }
+      case RecordType::kDecision: return Decision(in);
+      case RecordType::kRepeat: return Repeat(in);
+      case RecordType::kOutsideWait: {
+        OutsideWait wait;
+        wait.decision = in.Varint();
+        wait.nanos = in.Signed();
+        if (wait.nanos < 0) return Damaged("a negative wait");
+        trace_.outside_waits.push_back(wait);
+        return {};
+      }
+      case RecordType::kOutcome: return Outcome(in);
+      case RecordType::kEnd: return {};  // checked by the caller
+    }
+    return Damaged("an unknown record");
+  }
+
+  bool HasCommand() const { return has_command_; }
+  bool HasOptions() const { return has_options_; }
+
+ private:
+  Result<void> Command(ByteReader& in) {
+    if (has_command_) return Damaged("two command records");
+    has_command_ = true;
+    trace::Command& command = trace_.command;
+    command.path = in.String(kMaxString);
+    const uint64_t argc = in.Varint();
+    if (argc > kMaxStrings || argc > in.Remaining()) return Damaged("an argument count of " + std::to_string(argc));
+    for (uint64_t i = 0; i < argc && in.ok(); ++i) command.argv.push_back(in.String(kMaxString));
+    command.cwd = in.String(kMaxString);
+    const uint64_t envc = in.Varint();
+    if (envc > kMaxStrings || envc > in.Remaining()) return Damaged("an environment of " + std::to_string(envc) + " variables");
+    for (uint64_t i = 0; i < envc && in.ok(); ++i) command.env.push_back(in.String(kMaxString));
+    if (in.ok() && command.argv.empty()) return Damaged("a command without arguments");
+    return {};
+  }
+
+  Result<void> Options(ByteReader& in) {
+    if (has_options_) return Damaged("two option records");
+    has_options_ = true;
+    trace::Options& options = trace_.options;
+    options.strategy = in.String(256);
+    options.seed = in.Varint();
+    const uint8_t has_epoch = in.U8();
+    const int64_t epoch = in.Signed();
+    if (has_epoch > 1) return Damaged("an option record with a bad flag");
+    if (has_epoch) options.epoch = epoch;
+    options.isolation = in.Varint();
+    options.slice_nanos = in.Varint();
+    const uint8_t io_points = in.U8();
+    if (io_points > 1) return Damaged("an option record with a bad flag");
+    options.io_points = io_points != 0;
+    options.visible_cpus = in.Varint();
+    return {};
+  }
+
+  Result<void> Decision(ByteReader& in) {
+    if (trace_.decisions.size() >= kMaxDecisions) return Damaged("more than " + std::to_string(kMaxDecisions) + " decisions");
+    const uint8_t flags = in.U8();
+    const uint8_t op = in.U8();
+    const uint8_t stop = flags >> 3;
+    if (stop > static_cast<uint8_t>(search::kLastStopReason)) return Damaged("a decision with unknown flags");
+    if (op > static_cast<uint8_t>(search::kLastOpKind)) return Damaged("a decision with an unknown operation " + std::to_string(op));
+    search::RecordedDecision decision;
+    decision.point.op = static_cast<search::OpKind>(op);
+    decision.point.is_write = (flags & 2) != 0;
+    decision.point.is_release = (flags & 4) != 0;
+    decision.stop = static_cast<search::StopReason>(stop);
+    if (flags & 1) {
+      const uint64_t current = in.Varint();
+      if (current > UINT32_MAX) return Damaged("a thread number out of range");
+      decision.current = search::ThreadId{static_cast<uint32_t>(current)};
+      decision.point.thread = *decision.current;
+      decision.point.syscall = in.Signed();
+      decision.point.resource = in.Varint();
+      index_delta_ = in.Signed();
+    }
+    const uint64_t picked = in.Varint();
+    if (picked > UINT32_MAX) return Damaged("a thread number out of range");
+    decision.picked = search::ThreadId{static_cast<uint32_t>(picked)};
+    last_ = decision;
+    Append(decision);
+    return {};
+  }
+
+  Result<void> Repeat(ByteReader& in) {
+    const uint64_t count = in.Varint();
+    if (!last_) return Damaged("a repeat with no decision before it");
+    if (count > kMaxDecisions - trace_.decisions.size()) return Damaged("more than " + std::to_string(kMaxDecisions) + " decisions");
+    for (uint64_t i = 0; i < count; ++i) Append(*last_);
+    return {};
+  }
+
+  // The point's index from the thread's running count, as the writer encoded it.
+  void Append(search::RecordedDecision decision) {
+    if (decision.current) {
+      uint64_t& expected = next_index_[decision.current->value];
+      decision.point.index = expected + static_cast<uint64_t>(index_delta_);
+      expected = decision.point.index + 1;
+    }
+    trace_.decisions.push_back(decision);
+  }
+
+  Result<void> Outcome(ByteReader& in) {
+    if (trace_.outcome) return Damaged("two outcome records");
+    trace::Outcome outcome;
+    const uint8_t kind = in.U8();
+    if (kind > static_cast<uint8_t>(search::Outcome::kError)) return Damaged("an unknown outcome " + std::to_string(kind));
+    outcome.outcome = static_cast<search::Outcome>(kind);
+    const uint8_t flags = in.U8();
+    if (flags > 3) return Damaged("an outcome with unknown flags");
+    const int64_t exit_status = in.Signed();
+    const int64_t signal = in.Signed();
+    if (flags & 1) outcome.exit_status = exit_status;
+    if (flags & 2) outcome.signal = signal;
+    outcome.message = in.String(kMaxString);
+    outcome.scheduling_points = in.Varint();
+    outcome.virtual_nanos = in.Signed();
+    trace_.outcome = outcome;
+    return {};
+  }
+
+  Trace& trace_;
+  bool has_command_ = false;
+  bool has_options_ = false;
+  std::optional<search::RecordedDecision> last_;
+  int64_t index_delta_ = 0;
+  std::map<uint32_t, uint64_t> next_index_;
+};
+
+}  // namespace
+
+Result<Trace> ParseTrace(std::string_view bytes, const std::string& reader_version) {
+  constexpr size_t kHeaderFixed = sizeof(kMagic) + 2 + 2;
+  if (bytes.size() < kHeaderFixed || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
+    return Error{"not a chess-trace trace (it does not start with the trace magic)"};
+  }
+  Trace trace;
+  trace.format_version = static_cast<uint16_t>(GetLittleEndian(bytes, sizeof(kMagic), 2));
+  const size_t tool_length = GetLittleEndian(bytes, sizeof(kMagic) + 2, 2);
+  if (tool_length > kMaxToolVersion || kHeaderFixed + tool_length > bytes.size()) {
+    return Damaged("its header is cut short");
+  }
+  trace.tool_version.assign(bytes.data() + kHeaderFixed, tool_length);
+  if (trace.format_version > kFormatVersion) {
+    return Error{"the trace was produced by chess-trace " + trace.tool_version + " (trace format " +
+                 std::to_string(trace.format_version) + "); this is chess-trace " + reader_version +
+                 ", which reads format " + std::to_string(kFormatVersion) + " and older: use that version or a newer one"};
+  }
+  if (trace.format_version == 0) return Damaged("format version 0");
+  const size_t header = kHeaderFixed + tool_length;
+  if (bytes.size() < header + kTrailerSize) return Damaged("it is cut short (no trailer)");
+  const size_t trailer = bytes.size() - kTrailerSize;
+  if (std::memcmp(bytes.data() + trailer, kTrailerMagic, sizeof(kTrailerMagic)) != 0) {
+    return Damaged("its trailer is missing: the file was cut short, or the run was killed while writing it");
+  }
+  const uint64_t stream_length = GetLittleEndian(bytes, trailer + 8, 8);
+  const uint64_t stream_hash = GetLittleEndian(bytes, trailer + 16, 8);
+  if (stream_length > kMaxStream) return Damaged("its trailer claims " + std::to_string(stream_length) + " bytes of records");
+  size_t frame_size = 0;
+  auto stream = DecompressFrame(bytes.substr(header, trailer - header), stream_length, &frame_size);
+  if (!stream) return Damaged(stream.error());
+  if (frame_size != trailer - header) return Damaged("there are bytes between the records and the trailer");
+  if (stream->size() != stream_length) {
+    return Damaged("the records are " + std::to_string(stream->size()) + " bytes, the trailer says " + std::to_string(stream_length));
+  }
+  if (Fnv1a64(stream->data(), stream->size()) != stream_hash) return Damaged("the records' checksum does not match");
+
+  Decoder decoder(trace);
+  ByteReader records(stream->data(), stream->size());
+  uint64_t count = 0;
+  bool ended = false;
+  while (!records.AtEnd()) {
+    if (ended) return Damaged("records after the end record");
+    const size_t at = records.Position();
+    const uint8_t type = records.U8();
+    const uint64_t length = records.Varint();
+    if (!records.ok() || length > records.Remaining()) return Damaged("record " + std::to_string(count) + " is cut short");
+    if (type == 0 || type > kLastRecordType) {
+      return Damaged("record " + std::to_string(count) + " (at byte " + std::to_string(at) + ") has an unknown type " +
+                     std::to_string(type));
+    }
+    const std::string_view payload = records.Bytes(length);
+    ByteReader in(payload.data(), payload.size());
+    if (static_cast<RecordType>(type) == RecordType::kEnd) {
+      const uint64_t claimed = in.Varint();
+      if (!in.ok() || !in.AtEnd() || claimed != count) return Damaged("the end record does not match the records before it");
+      ended = true;
+      ++count;
+      continue;
+    }
+    if (auto decoded = decoder.Record(static_cast<RecordType>(type), in); !decoded) return Error{decoded.error()};
+    if (!in.ok() || !in.AtEnd()) return Damaged("record " + std::to_string(count) + " (type " + std::to_string(type) + ") is malformed");
+    ++count;
+  }
+  if (!ended) return Damaged("its records stop before the end record");
+  if (!decoder.HasCommand() || !decoder.HasOptions()) return Damaged("it has no command or no options");
+  return trace;
+}
+
+Result<Trace> ReadTrace(const std::string& path, const std::string& reader_version) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Error{"cannot read " + path + ": " + std::strerror(errno)};
+  file.seekg(0, std::ios::end);
+  const std::streamoff size = file.tellg();
+  if (size < 0 || static_cast<uint64_t>(size) > kMaxFile) return Error{path + ": not a trace chess-trace can read (size)"};
+  file.seekg(0);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (!file.read(bytes.data(), size)) return Error{"cannot read " + path};
+  auto trace = ParseTrace(bytes, reader_version);
+  if (!trace) return Error{path + ": " + trace.error()};
+  return trace;
+}
+
+}  // namespace chess::trace

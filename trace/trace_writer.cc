@@ -1,0 +1,190 @@
+#include "trace/trace_writer.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace chess::trace {
+namespace {
+
+void PutLittleEndian(std::string& out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
+}
+
+}  // namespace
+
+uint64_t Fnv1a64(const void* data, size_t size, uint64_t hash) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= bytes[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+TraceWriter::~TraceWriter() {
+  if (fd_ >= 0) close(fd_);
+  if (!temporary_.empty()) unlink(temporary_.c_str());
+}
+
+Result<void> TraceWriter::Open(const std::string& path, bool replace, const std::string& tool_version) {
+  path_ = path;
+  replace_ = replace;
+  struct stat existing{};
+  if (!replace && stat(path.c_str(), &existing) == 0) {
+    return Error{path + " exists; give --force to replace it"};
+  }
+  temporary_ = path + ".tmp.XXXXXX";
+  fd_ = mkostemp(temporary_.data(), O_CLOEXEC);
+  if (fd_ < 0) {
+    const std::string reason = std::strerror(errno);
+    temporary_.clear();
+    return Error{"cannot write the trace " + path + ": " + reason};
+  }
+  // mkostemp makes the file private; a trace is an ordinary file, as the umask says.
+  const mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd_, 0666 & ~mask);
+  std::string header(kMagic, sizeof(kMagic));
+  PutLittleEndian(header, kFormatVersion, 2);
+  PutLittleEndian(header, tool_version.size(), 2);
+  header += tool_version;
+  if (write(fd_, header.data(), header.size()) != static_cast<ssize_t>(header.size())) {
+    return Error{"cannot write the trace " + path + ": " + std::strerror(errno)};
+  }
+  stream_hash_ = Fnv1a64(nullptr, 0);
+  return frame_.Open(fd_);
+}
+
+void TraceWriter::Emit(RecordType type, const std::string& payload) {
+  if (error_ || fd_ < 0) return;
+  ByteWriter record;
+  record.U8(static_cast<uint8_t>(type));
+  record.Varint(payload.size());
+  record.bytes() += payload;
+  stream_length_ += record.bytes().size();
+  stream_hash_ = Fnv1a64(record.bytes().data(), record.bytes().size(), stream_hash_);
+  ++records_;
+  if (auto written = frame_.Write(record.bytes()); !written) error_ = Error{written.error()};
+}
+
+void TraceWriter::FlushRepeats() {
+  if (repeats_ == 0) return;
+  scratch_.Clear();
+  scratch_.Varint(repeats_);
+  repeats_ = 0;
+  Emit(RecordType::kRepeat, scratch_.bytes());
+}
+
+void TraceWriter::WriteCommand(const Command& command) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.String(command.path);
+  scratch_.Varint(command.argv.size());
+  for (const std::string& arg : command.argv) scratch_.String(arg);
+  scratch_.String(command.cwd);
+  scratch_.Varint(command.env.size());
+  for (const std::string& variable : command.env) scratch_.String(variable);
+  Emit(RecordType::kCommand, scratch_.bytes());
+}
+
+void TraceWriter::WriteOptions(const Options& options) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.String(options.strategy);
+  scratch_.Varint(options.seed);
+  scratch_.U8(options.epoch ? 1 : 0);
+  scratch_.Signed(options.epoch.value_or(0));
+  scratch_.Varint(options.isolation);
+  scratch_.Varint(options.slice_nanos);
+  scratch_.U8(options.io_points ? 1 : 0);
+  scratch_.Varint(options.visible_cpus);
+  Emit(RecordType::kOptions, scratch_.bytes());
+}
+
+void TraceWriter::WriteThread(const ThreadInfo& thread) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.Varint(thread.thread.value);
+  scratch_.Signed(thread.pid);
+  scratch_.Signed(thread.tid);
+  Emit(RecordType::kThread, scratch_.bytes());
+}
+
+void TraceWriter::WriteDecision(const search::RecordedDecision& decision) {
+  ++decisions_;
+  ByteWriter encoded;
+  const search::SchedulingPoint& point = decision.point;
+  encoded.U8(static_cast<uint8_t>((decision.current ? 1 : 0) | (point.is_write ? 2 : 0) | (point.is_release ? 4 : 0) |
+                                  (static_cast<uint8_t>(decision.stop) << 3)));
+  encoded.U8(static_cast<uint8_t>(point.op));
+  if (decision.current) {
+    // The point's index, relative to the one this thread's next point would have: 0 nearly
+    // always, so that a run of the same situation encodes to the same bytes.
+    uint64_t& expected = next_index_[decision.current->value];
+    encoded.Varint(decision.current->value);
+    encoded.Signed(point.syscall);
+    encoded.Varint(point.resource);
+    encoded.Signed(static_cast<int64_t>(point.index - expected));
+    expected = point.index + 1;
+  }
+  encoded.Varint(decision.picked.value);
+  if (encoded.bytes() == last_decision_) {
+    ++repeats_;
+    return;
+  }
+  FlushRepeats();
+  last_decision_ = encoded.bytes();
+  Emit(RecordType::kDecision, last_decision_);
+}
+
+void TraceWriter::WriteOutsideWait(const OutsideWait& wait) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.Varint(wait.decision);
+  scratch_.Signed(wait.nanos);
+  Emit(RecordType::kOutsideWait, scratch_.bytes());
+}
+
+void TraceWriter::WriteOutcome(const Outcome& outcome) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.U8(static_cast<uint8_t>(outcome.outcome));
+  scratch_.U8(static_cast<uint8_t>((outcome.exit_status ? 1 : 0) | (outcome.signal ? 2 : 0)));
+  scratch_.Signed(outcome.exit_status.value_or(0));
+  scratch_.Signed(outcome.signal.value_or(0));
+  scratch_.String(outcome.message);
+  scratch_.Varint(outcome.scheduling_points);
+  scratch_.Signed(outcome.virtual_nanos);
+  Emit(RecordType::kOutcome, scratch_.bytes());
+}
+
+Result<void> TraceWriter::Finish() {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.Varint(records_);
+  Emit(RecordType::kEnd, scratch_.bytes());
+  if (error_) return *error_;
+  if (auto ended = frame_.Finish(); !ended) return ended;
+  std::string trailer(kTrailerMagic, sizeof(kTrailerMagic));
+  PutLittleEndian(trailer, stream_length_, 8);
+  PutLittleEndian(trailer, stream_hash_, 8);
+  const std::string where = "cannot write the trace " + path_ + ": ";
+  if (write(fd_, trailer.data(), trailer.size()) != static_cast<ssize_t>(trailer.size()) || fsync(fd_) != 0) {
+    return Error{where + std::strerror(errno)};
+  }
+  close(fd_);
+  fd_ = -1;
+  // Without --force, a file that appeared meanwhile is not replaced either.
+  const int rc = replace_ ? rename(temporary_.c_str(), path_.c_str())
+                          : renameat2(AT_FDCWD, temporary_.c_str(), AT_FDCWD, path_.c_str(), RENAME_NOREPLACE);
+  if (rc != 0) return Error{errno == EEXIST ? path_ + " exists; give --force to replace it" : where + std::strerror(errno)};
+  temporary_.clear();
+  return {};
+}
+
+}  // namespace chess::trace

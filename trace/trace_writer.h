@@ -1,0 +1,60 @@
+// TraceWriter: writes a trace as the execution runs. Records stream through zstd into a
+// temporary file beside the destination, so memory does not grow with the execution and a
+// crash leaves no half-written trace under the real name; Finish adds the trailer, syncs and
+// renames it into place. An existing file is replaced only when asked to.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "trace/codec.h"
+#include "trace/compression.h"
+#include "trace/format.h"
+
+namespace chess::trace {
+
+class TraceWriter {
+ public:
+  TraceWriter() = default;
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  ~TraceWriter();  // without Finish: the temporary file is removed
+
+  Result<void> Open(const std::string& path, bool replace, const std::string& tool_version);
+
+  void WriteCommand(const Command& command);
+  void WriteOptions(const Options& options);
+  void WriteThread(const ThreadInfo& thread);
+  void WriteDecision(const search::RecordedDecision& decision);
+  void WriteOutsideWait(const OutsideWait& wait);
+  void WriteOutcome(const Outcome& outcome);
+
+  // Ends the stream, writes the trailer, syncs and renames the file into place.
+  Result<void> Finish();
+
+  uint64_t Decisions() const { return decisions_; }
+
+ private:
+  void Emit(RecordType type, const std::string& payload);
+  void FlushRepeats();
+
+  std::string path_;
+  std::string temporary_;
+  bool replace_ = false;
+  int fd_ = -1;
+  ZstdFrameWriter frame_;
+  std::optional<Error> error_;  // the first failure; Finish reports it
+  uint64_t records_ = 0;
+  uint64_t stream_length_ = 0;
+  uint64_t stream_hash_ = 0;
+  ByteWriter scratch_;
+  // Run-length encoding: a decision encoded exactly like the one before (same thread at the
+  // same kind of point, picking the same thread) is counted, not written.
+  std::string last_decision_;
+  uint64_t repeats_ = 0;
+  std::map<uint32_t, uint64_t> next_index_;  // per thread: the point index a decision expects
+  uint64_t decisions_ = 0;
+};
+
+}  // namespace chess::trace
