@@ -1,0 +1,379 @@
+// The record decoder behind ParseTrace, fed hand-made record streams inside a valid container
+// (correct zstd frame, length and checksum): damage that a checksum cannot catch because the
+// file was written that way. Each malformed stream is refused with a message that says what is
+// wrong; well-formed ones decode as written.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <limits>
+
+#include "tests/unit/trace_test_support.h"
+#include "trace/codec.h"
+#include "trace/compression.h"
+#include "trace/trace_reader.h"
+
+namespace chess::trace {
+namespace {
+
+constexpr const char* kVersion = "0.1.0-test";
+
+// A whole trace file around `stream`: header, one zstd frame, trailer with its length and hash.
+std::string Container(const std::string& stream, uint16_t format_version = kFormatVersion) {
+  std::string file(kMagic, sizeof(kMagic));
+  file.push_back(static_cast<char>(format_version & 0xff));
+  file.push_back(static_cast<char>(format_version >> 8));
+  const std::string tool = kVersion;
+  file.push_back(static_cast<char>(tool.size()));
+  file.push_back('\0');
+  file += tool;
+  const int fd = memfd_create("frame", MFD_CLOEXEC);
+  EXPECT_GE(fd, 0);
+  {
+    ZstdFrameWriter frame;
+    EXPECT_TRUE(frame.Open(fd).ok());
+    EXPECT_TRUE(frame.Write(stream).ok());
+    EXPECT_TRUE(frame.Finish().ok());
+  }
+  const off_t size = lseek(fd, 0, SEEK_END);
+  std::string compressed(static_cast<size_t>(size), '\0');
+  EXPECT_EQ(pread(fd, compressed.data(), compressed.size(), 0), size);
+  close(fd);
+  file += compressed;
+  file.append(kTrailerMagic, sizeof(kTrailerMagic));
+  const uint64_t length = stream.size();
+  const uint64_t hash = Fnv1a64(stream.data(), stream.size());
+  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(length >> (8 * i)));
+  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(hash >> (8 * i)));
+  return file;
+}
+
+// Builds a record stream: typed records, then (unless told otherwise) the end record.
+class Stream {
+ public:
+  Stream& Record(uint8_t type, const std::string& payload) {
+    out_.U8(type);
+    out_.Varint(payload.size());
+    out_.Raw(payload.data(), payload.size());
+    ++records_;
+    return *this;
+  }
+  Stream& Record(RecordType type, const ByteWriter& payload) { return Record(static_cast<uint8_t>(type), payload.bytes()); }
+
+  Stream& Command(std::vector<std::string> argv = {"prog"}) {
+    ByteWriter w;
+    w.String("/bin/prog");
+    w.Varint(argv.size());
+    for (const auto& arg : argv) w.String(arg);
+    w.String("/");
+    w.Varint(1);
+    w.String("A=b");
+    return Record(RecordType::kCommand, w);
+  }
+  Stream& Options() {
+    ByteWriter w;
+    w.String("non-preemptive");
+    w.Varint(1);
+    w.U8(0);
+    w.Signed(0);
+    w.Varint(0);
+    w.Varint(10'000'000);
+    w.U8(0);
+    w.Varint(2);
+    return Record(RecordType::kOptions, w);
+  }
+  // A decision of `current` (or none) at syscall 24 with index delta `delta`, picking `picked`.
+  Stream& Decision(std::optional<uint64_t> current, uint64_t picked, int64_t delta = 0, uint8_t flags_extra = 0,
+                   uint8_t op = static_cast<uint8_t>(search::OpKind::kYield)) {
+    ByteWriter w;
+    w.U8(static_cast<uint8_t>((current ? 1 : 0) | flags_extra));
+    w.U8(op);
+    if (current) {
+      w.Varint(*current);
+      w.Signed(24);
+      w.Varint(0);
+      w.Signed(delta);
+    }
+    w.Varint(picked);
+    return Record(RecordType::kDecision, w);
+  }
+  Stream& Repeat(uint64_t count) {
+    ByteWriter w;
+    w.Varint(count);
+    return Record(RecordType::kRepeat, w);
+  }
+  Stream& End() { return EndClaiming(records_); }
+  Stream& EndClaiming(uint64_t count) {
+    ByteWriter w;
+    w.Varint(count);
+    return Record(RecordType::kEnd, w);
+  }
+  Stream& Raw(const std::string& bytes) {
+    out_.Raw(bytes.data(), bytes.size());
+    return *this;
+  }
+
+  const std::string& bytes() const { return out_.bytes(); }
+
+ private:
+  ByteWriter out_;
+  uint64_t records_ = 0;
+};
+
+Result<Trace> Parse(const Stream& stream) {
+  test_support::GuardedBuffer buffer(Container(stream.bytes()));
+  return ParseTrace(buffer.view(), kVersion);
+}
+
+// Refused, with a message containing `expected`.
+void ExpectRefused(const Stream& stream, const std::string& expected) {
+  auto trace = Parse(stream);
+  ASSERT_FALSE(trace.ok()) << "accepted; expected an error containing '" << expected << "'";
+  EXPECT_NE(trace.error().find(expected), std::string::npos) << trace.error();
+  EXPECT_NE(trace.error().find("damaged"), std::string::npos) << trace.error();
+}
+
+TEST(TraceRecords, HandMadeStreamParses) {
+  Stream s;
+  s.Command({"prog", "x"}).Options().Decision(std::nullopt, 0).Decision(0, 0).Repeat(9).Decision(0, 1, 5).Repeat(2).End();
+  auto trace = Parse(s);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_EQ(trace->command.argv, (std::vector<std::string>{"prog", "x"}));
+  ASSERT_EQ(trace->decisions.size(), 14u);
+  // Indexes: 0..9 for the run, then a jump of 5 (15), and the repeats keep that delta (21, 27).
+  EXPECT_EQ(trace->decisions[1].point.index, 0u);
+  EXPECT_EQ(trace->decisions[10].point.index, 9u);
+  EXPECT_EQ(trace->decisions[11].point.index, 15u);
+  EXPECT_EQ(trace->decisions[12].point.index, 21u);
+  EXPECT_EQ(trace->decisions[13].point.index, 27u);
+  EXPECT_EQ(trace->decisions[13].picked.value, 1u);
+  EXPECT_FALSE(trace->outcome.has_value());
+}
+
+TEST(TraceRecords, RecordTypeZeroAndUnknownTypes) {
+  for (uint8_t type : {uint8_t{0}, uint8_t{kLastRecordType + 1}, uint8_t{0x7f}, uint8_t{0xff}}) {
+    Stream s;
+    s.Command().Options().Record(type, "").End();
+    ExpectRefused(s, "unknown type " + std::to_string(type));
+  }
+}
+
+TEST(TraceRecords, MissingOrMisplacedEnd) {
+  Stream none;
+  none.Command().Options();
+  ExpectRefused(none, "stop before the end record");
+  Stream after;
+  after.Command().Options().End().Decision(std::nullopt, 0);
+  ExpectRefused(after, "after the end record");
+  Stream wrong_count;
+  wrong_count.Command().Options().EndClaiming(7);
+  ExpectRefused(wrong_count, "end record does not match");
+  Stream long_end;
+  ByteWriter payload;
+  payload.Varint(2);
+  payload.U8(0);
+  long_end.Command().Options().Record(RecordType::kEnd, payload);
+  ExpectRefused(long_end, "end record does not match");
+}
+
+TEST(TraceRecords, CommandAndOptionsAreRequiredOnce) {
+  Stream no_command;
+  no_command.Options().End();
+  ExpectRefused(no_command, "no command");
+  Stream no_options;
+  no_options.Command().End();
+  ExpectRefused(no_options, "no options");
+  Stream two_commands;
+  two_commands.Command().Command().Options().End();
+  ExpectRefused(two_commands, "two command records");
+  Stream two_options;
+  two_options.Command().Options().Options().End();
+  ExpectRefused(two_options, "two option records");
+  Stream no_arguments;
+  no_arguments.Command({}).Options().End();
+  ExpectRefused(no_arguments, "without arguments");
+}
+
+TEST(TraceRecords, CountsLargerThanTheRecordAreRefusedBeforeAllocating) {
+  for (uint64_t argc : {uint64_t{1} << 20 | 1, uint64_t{1} << 40, std::numeric_limits<uint64_t>::max()}) {
+    ByteWriter w;
+    w.String("/bin/prog");
+    w.Varint(argc);
+    Stream s;
+    s.Record(RecordType::kCommand, w).Options().End();
+    ExpectRefused(s, "argument count");
+  }
+  ByteWriter w;
+  w.String("/bin/prog");
+  w.Varint(1);
+  w.String("prog");
+  w.String("/");
+  w.Varint(uint64_t{1} << 62);
+  Stream s;
+  s.Record(RecordType::kCommand, w).Options().End();
+  ExpectRefused(s, "environment of");
+}
+
+TEST(TraceRecords, RecordLongerOrShorterThanItsPayload) {
+  // The options record with a byte too many: malformed.
+  Stream extra;
+  ByteWriter w;
+  w.String("s");
+  w.Varint(1);
+  w.U8(0);
+  w.Signed(0);
+  w.Varint(0);
+  w.Varint(0);
+  w.U8(0);
+  w.Varint(0);
+  w.U8(0x55);
+  extra.Command().Record(RecordType::kOptions, w).End();
+  ExpectRefused(extra, "malformed");
+  // A record whose length runs past the stream.
+  Stream past;
+  past.Command().Options().Raw(std::string("\x04\x7f\x00", 3));
+  ExpectRefused(past, "cut short");
+  // A decision cut in the middle of its fields.
+  Stream cut;
+  cut.Command().Options().Record(static_cast<uint8_t>(RecordType::kDecision), std::string("\x01\x06\x00", 3)).End();
+  ExpectRefused(cut, "malformed");
+}
+
+TEST(TraceRecords, FlagsOutOfRange) {
+  ByteWriter w;
+  w.String("s");
+  w.Varint(1);
+  w.U8(2);  // has_epoch must be 0 or 1
+  w.Signed(0);
+  w.Varint(0);
+  w.Varint(0);
+  w.U8(0);
+  w.Varint(0);
+  Stream epoch;
+  epoch.Command().Record(RecordType::kOptions, w).End();
+  ExpectRefused(epoch, "bad flag");
+
+  Stream stop;
+  stop.Command().Options().Decision(0, 0, 0, static_cast<uint8_t>((static_cast<int>(search::kLastStopReason) + 1) << 3)).End();
+  ExpectRefused(stop, "unknown flags");
+  Stream op;
+  op.Command().Options().Decision(0, 0, 0, 0, static_cast<uint8_t>(static_cast<int>(search::kLastOpKind) + 1)).End();
+  ExpectRefused(op, "unknown operation");
+}
+
+TEST(TraceRecords, ThreadNumbersOutOfRange) {
+  Stream picked;
+  picked.Command().Options().Decision(std::nullopt, uint64_t{1} << 32).End();
+  ExpectRefused(picked, "out of range");
+  Stream current;
+  current.Command().Options().Decision(uint64_t{1} << 32, 0).End();
+  ExpectRefused(current, "out of range");
+}
+
+// Disabled: a thread record's number is truncated to 32 bits instead of refused (the decision
+// records check the same range). Reported; enable once kThread checks it.
+TEST(TraceRecords, DISABLED_ThreadRecordNumberOutOfRange) {
+  ByteWriter w;
+  w.Varint((uint64_t{1} << 32) + 5);
+  w.Signed(2);
+  w.Signed(3);
+  Stream s;
+  s.Command().Options().Record(RecordType::kThread, w).End();
+  ExpectRefused(s, "out of range");
+}
+
+TEST(TraceRecords, RepeatWithoutADecisionBeforeIt) {
+  Stream s;
+  s.Command().Options().Repeat(1).End();
+  ExpectRefused(s, "repeat with no decision before it");
+}
+
+TEST(TraceRecords, DecisionCountIsBounded) {
+  // 10 million decisions are allowed; one more is damage. A repeat that would pass the bound is
+  // refused before anything is appended.
+  Stream over;
+  over.Command().Options().Decision(0, 0).Repeat(10'000'000).End();
+  ExpectRefused(over, "more than 10000000 decisions");
+  Stream huge;
+  huge.Command().Options().Decision(0, 0).Repeat(std::numeric_limits<uint64_t>::max()).End();
+  ExpectRefused(huge, "more than 10000000 decisions");
+}
+
+TEST(TraceRecords, OutcomeChecks) {
+  auto outcome = [](uint8_t kind, uint8_t flags) {
+    ByteWriter w;
+    w.U8(kind);
+    w.U8(flags);
+    w.Signed(0);
+    w.Signed(0);
+    w.String("");
+    w.Varint(0);
+    w.Signed(0);
+    return w;
+  };
+  Stream kind;
+  kind.Command().Options().Record(RecordType::kOutcome, outcome(static_cast<uint8_t>(search::Outcome::kError) + 1, 0)).End();
+  ExpectRefused(kind, "unknown outcome");
+  Stream flags;
+  flags.Command().Options().Record(RecordType::kOutcome, outcome(0, 4)).End();
+  ExpectRefused(flags, "unknown flags");
+  Stream twice;
+  twice.Command().Options().Record(RecordType::kOutcome, outcome(0, 0)).Record(RecordType::kOutcome, outcome(0, 0)).End();
+  ExpectRefused(twice, "two outcome records");
+}
+
+TEST(TraceRecords, NegativeOutsideWait) {
+  ByteWriter w;
+  w.Varint(0);
+  w.Signed(-1);
+  Stream s;
+  s.Command().Options().Record(RecordType::kOutsideWait, w).End();
+  ExpectRefused(s, "negative wait");
+}
+
+TEST(TraceRecords, StringsLongerThanTheLimit) {
+  ByteWriter w;
+  w.String(std::string(257, 's'));  // the strategy name is at most 256 bytes
+  w.Varint(1);
+  w.U8(0);
+  w.Signed(0);
+  w.Varint(0);
+  w.Varint(0);
+  w.U8(0);
+  w.Varint(0);
+  Stream s;
+  s.Command().Record(RecordType::kOptions, w).End();
+  ExpectRefused(s, "malformed");
+}
+
+TEST(TraceRecords, StreamLengthInTheTrailerIsChecked) {
+  Stream s;
+  s.Command().Options().End();
+  std::string file = Container(s.bytes());
+  // The trailer claims one byte fewer than the stream has.
+  const size_t length_at = file.size() - 16;
+  file[length_at] = static_cast<char>(file[length_at] - 1);
+  test_support::GuardedBuffer buffer(file);
+  auto trace = ParseTrace(buffer.view(), kVersion);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_FALSE(trace.error().empty());
+  // And a trailer claiming more than the bound.
+  for (int i = 0; i < 8; ++i) file[length_at + i] = '\xff';
+  test_support::GuardedBuffer huge(file);
+  auto refused = ParseTrace(huge.view(), kVersion);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("trailer claims"), std::string::npos) << refused.error();
+}
+
+TEST(TraceRecords, NewerFormatInAValidContainer) {
+  Stream s;
+  s.Command().Options().End();
+  test_support::GuardedBuffer buffer(Container(s.bytes(), 3));
+  auto trace = ParseTrace(buffer.view(), kVersion);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().find("format 3"), std::string::npos) << trace.error();
+  EXPECT_NE(trace.error().find("reads format 1"), std::string::npos) << trace.error();
+}
+
+}  // namespace
+}  // namespace chess::trace
