@@ -1,0 +1,147 @@
+// trace/render: the text timeline, the JSON records and the Chrome trace events of a small
+// trace. Two disabled tests document reported bugs: text columns are padded by bytes, not by
+// characters, and JSON copies bytes that are not UTF-8 into its strings.
+#include "trace/render.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/unit/trace_test_support.h"
+
+namespace chess::trace {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Characters on a terminal: UTF-8 code points (every character here is one column wide).
+size_t Columns(const std::string& text) {
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xc0) != 0x80 ? 1 : 0;
+  return columns;
+}
+
+// Whether `text` is well-formed UTF-8 (no stray continuation bytes, no truncated sequences,
+// no bytes 0xc0, 0xc1, 0xf5-0xff).
+bool ValidUtf8(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t length = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 : (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+TEST(TraceRender, TextHasTheHeaderARowPerDecisionAndTheOutcome) {
+  const Trace trace = test_support::SmallTrace(4, 0);
+  const std::string text = RenderText(trace);
+  EXPECT_NE(text.find("trace of yield_ping_pong --rounds 4"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(trace.decisions.size()) + " decisions, 2 threads"), std::string::npos) << text;
+  EXPECT_NE(text.find("T0 (2/2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("T1 (2/3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("outcome: ok, exit status 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("waited 1 µs on the outside world"), std::string::npos) << text;
+  size_t rows = 0;
+  for (const std::string& line : Lines(text)) {
+    if (!line.empty() && line[0] >= '0' && line[0] <= '9') ++rows;
+  }
+  EXPECT_EQ(rows, trace.decisions.size());
+}
+
+TEST(TraceRender, TextOfATraceCutShort) {
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.outcome.reset();
+  EXPECT_NE(RenderText(trace).find("outcome: none recorded"), std::string::npos);
+}
+
+// Disabled: Pad() in trace/render.cc counts bytes, so a cell holding "▶ runs" (3 bytes for one
+// character) is two columns narrower than the others and every column after it shifts left.
+// Reported; enable once the text timeline pads by characters.
+TEST(TraceRender, DISABLED_TextRowsAreAligned) {
+  const std::string text = RenderText(test_support::SmallTrace(4, 0));
+  std::vector<size_t> widths;
+  for (const std::string& line : Lines(text)) {
+    if (!line.empty() && (line.rfind("decision", 0) == 0 || (line[0] >= '0' && line[0] <= '9'))) {
+      widths.push_back(Columns(line));
+    }
+  }
+  ASSERT_GT(widths.size(), 2u);
+  for (size_t i = 1; i < widths.size(); ++i) EXPECT_EQ(widths[i], widths[0]) << "row " << i - 1;
+}
+
+TEST(TraceRender, JsonHasEveryRecordAndEscapesControlCharacters) {
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.command.argv.push_back("quote\" backslash\\ newline\n tab\t bell\x07");
+  trace.outcome->message = "line one\nline two";
+  const std::string json = RenderJson(trace);
+  EXPECT_NE(json.find("\"format_version\": 1"), std::string::npos);
+  EXPECT_NE(json.find("quote\\\" backslash\\\\ newline\\n tab\\t bell\\u0007"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"message\": \"line one\\nline two\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"epoch\": 1704067200000000000"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"outside_waits\": [{\"decision\": 3, \"nanos\": 1500}"), std::string::npos) << json;
+  // One object per decision.
+  size_t decisions = 0;
+  for (size_t at = json.find("{\"current\": "); at != std::string::npos; at = json.find("{\"current\": ", at + 1)) ++decisions;
+  EXPECT_EQ(decisions, trace.decisions.size());
+  EXPECT_EQ(json.find('\n', json.size() - 1), json.size() - 1);
+  Trace no_epoch = trace;
+  no_epoch.options.epoch.reset();
+  no_epoch.outcome.reset();
+  const std::string other = RenderJson(no_epoch);
+  EXPECT_NE(other.find("\"epoch\": null"), std::string::npos);
+  EXPECT_NE(other.find("\"outcome\": null"), std::string::npos);
+}
+
+// Disabled: Escape() in trace/render.cc copies bytes >= 0x80 as they are, so an argument or a
+// variable that is not UTF-8 (Linux allows any bytes) makes `show --format json` print text
+// that is not JSON (RFC 8259 requires UTF-8; Python's json.load refuses it). Reported; enable
+// once such bytes are escaped or replaced.
+TEST(TraceRender, DISABLED_JsonIsUtf8WhateverTheBytesRecorded) {
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.command.argv.push_back("\xff\xfe latin-1 caf\xe9");
+  trace.command.env.push_back("NAME=\xc3");
+  EXPECT_TRUE(ValidUtf8(RenderJson(trace)));
+}
+
+TEST(TraceRender, JsonKeepsValidUtf8AsItIs) {
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.command.cwd = "/home/\xc3\xa9t\xc3\xa9";
+  const std::string json = RenderJson(trace);
+  EXPECT_TRUE(ValidUtf8(json));
+  EXPECT_NE(json.find("/home/\xc3\xa9t\xc3\xa9"), std::string::npos);
+}
+
+TEST(TraceRender, ChromeHasThreadNamesAndOneSliceADecision) {
+  const Trace trace = test_support::SmallTrace(4, 0);
+  const std::string chrome = RenderChrome(trace);
+  EXPECT_EQ(chrome.rfind("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [", 0), 0u) << chrome.substr(0, 80);
+  EXPECT_NE(chrome.find("\"name\": \"T1 (tid 3)\""), std::string::npos) << chrome;
+  size_t slices = 0;
+  for (size_t at = chrome.find("\"ph\": \"X\""); at != std::string::npos; at = chrome.find("\"ph\": \"X\"", at + 1)) ++slices;
+  EXPECT_EQ(slices, trace.decisions.size());
+  EXPECT_NE(chrome.find("\"name\": \"ok, exit status 0\""), std::string::npos) << chrome;
+  EXPECT_TRUE(ValidUtf8(chrome));
+}
+
+TEST(TraceRender, EmptyTraceRenders) {
+  Trace trace;
+  trace.command.argv = {"x"};
+  EXPECT_FALSE(RenderText(trace).empty());
+  EXPECT_FALSE(RenderJson(trace).empty());
+  EXPECT_FALSE(RenderChrome(trace).empty());
+}
+
+}  // namespace
+}  // namespace chess::trace
