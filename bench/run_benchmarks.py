@@ -8,7 +8,8 @@ still gives comparable figures.
     python3 bench/run_benchmarks.py --build build [--rounds 7] [--skip-tools] [--only SECTION]
 
 Sections: micro (untrapped syscalls, scheduling points), tools (real tools), determinism (sleeps
-in virtual time, emulated clock reads, startup of clock-hungry runtimes).
+in virtual time, emulated clock reads, startup of clock-hungry runtimes), trace (bytes per
+scheduling decision of a trace, and what recording and replaying cost against plain `run`).
 """
 import argparse
 import json
@@ -54,6 +55,11 @@ def tool_commands(tmp, programs):
     return {name: ["sh", "-c", command] for name, command in tools.items()
             if subprocess.run(["sh", "-c", f"command -v {command.split()[0]}"], capture_output=True).returncode == 0
             or command.startswith("/")}
+
+
+def cell(text):
+    """Text for a Markdown table cell: a | inside it would end the cell."""
+    return text.replace("|", "\\|")
 
 
 def median_row(name, values, unit):
@@ -131,9 +137,12 @@ def main():
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
     parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
-    parser.add_argument("--only", choices=["micro", "tools", "determinism"], help="only this section")
+    parser.add_argument("--only", choices=["micro", "tools", "determinism", "trace"], help="only this section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
     parser.add_argument("--clock-reads", type=int, default=200_000)
+    parser.add_argument("--yields", type=int, default=1_000_000, help="sched_yield calls of the trace section's loop")
+    parser.add_argument("--trace-pingpong-rounds", type=int, default=200_000,
+                        help="futex ping-pong rounds of the trace section")
     args = parser.parse_args()
     ct = os.path.join(args.build, "chess-trace")
     bench = os.path.join(args.build, "bench")
@@ -150,6 +159,8 @@ def main():
         tools_section(args, ct)
     if args.only == "determinism" or (args.only is None and not args.skip_tools):
         determinism_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
+    if args.only == "trace" or (args.only is None and not args.skip_tools):
+        trace_section(args, ct, bench)
 
 
 def micro_section(args, ct, loop, floor, raw, pingpong):
@@ -220,10 +231,79 @@ def tools_section(args, ct):
     for name in tools:
         r = ratios(run_wall[name], native_wall[name])
         p = ratios(run_wall[name], pinned_wall[name])
-        print(f"| {name} | {statistics.median(native_wall[name]):.3f} s | {statistics.median(pinned_wall[name]):.3f} s "
+        print(f"| {cell(name)} | {statistics.median(native_wall[name]):.3f} s | {statistics.median(pinned_wall[name]):.3f} s "
               f"| {statistics.median(run_wall[name]):.3f} s "
               f"| {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) "
               f"| {statistics.median(p):.2f} × ({min(p):.2f} – {max(p):.2f}) |")
+
+
+def trace_stats(bench, path):
+    """What bench_trace_stats says about a trace: file_bytes, decisions, decision_records…"""
+    out = subprocess.run([os.path.join(bench, "bench_trace_stats"), path], capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        sys.exit(f"bench_trace_stats {path} failed: {out.stderr}")
+    return {key: int(value) for key, value in (line.split() for line in out.stdout.splitlines())}
+
+
+def trace_section(args, ct, bench):
+    """Traces: how many bytes a scheduling decision costs in a trace file (one thread yielding
+    alone: every decision the same, the run-length encoding's best case; a two-thread futex
+    ping-pong: decisions alternate, zstd does the work; a real shell pipeline), and the wall time
+    of `run --trace` and of `replay` against plain `run`, interleaved round by round."""
+    yields = [os.path.join(bench, "bench_yield_loop"), str(args.yields)]
+    pingpong = [os.path.join(bench, "bench_futex_pingpong"), str(args.trace_pingpong_rounds)]
+
+    def ratios(a, b):
+        return [x / y for x, y in zip(a, b)]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pipeline_name = "shell pipeline (seq | sort | uniq | wc)"
+        pipeline = tool_commands(tmp, os.path.join(args.build, "tests", "programs"))[pipeline_name]
+        programs = {
+            f"sched_yield loop, 1 thread ({args.yields:,} calls)": yields,
+            f"futex ping-pong, 2 threads ({args.trace_pingpong_rounds:,} rounds)": pingpong,
+            pipeline_name: pipeline,
+        }
+        trace = os.path.join(tmp, "bench.trace")
+        stats = {name: [] for name in programs}
+        times = {name: {"run": [], "trace": [], "replay": []} for name in programs}
+        for _ in range(args.rounds):
+            for name, command in programs.items():
+                if os.path.exists(trace):
+                    os.unlink(trace)
+                times[name]["run"].append(wall([ct, "run", "--"] + command))
+                times[name]["trace"].append(wall([ct, "run", "--trace", trace, "--"] + command))
+                stats[name].append(trace_stats(bench, trace))
+                times[name]["replay"].append(wall([ct, "replay", trace]))
+
+    print("\n### Trace size (bytes per scheduling decision; the file holds the whole environment too)\n")
+    print("| program | decisions | decision / repeat records | records before compression | trace file "
+          "| bytes per decision |\n|---|---|---|---|---|---|")
+    for name in programs:
+        runs = stats[name]
+        per_decision = [r["file_bytes"] / r["decisions"] for r in runs]
+        last = runs[-1]
+        print(f"| {cell(name)} | {statistics.median(r['decisions'] for r in runs):,.0f} "
+              f"| {last['decision_records']:,} / {last['repeat_records']:,} "
+              f"| {statistics.median(r['stream_bytes'] for r in runs):,.0f} B "
+              f"| {statistics.median(r['file_bytes'] for r in runs):,.0f} B "
+              f"| {statistics.median(per_decision):.4f} ({min(per_decision):.4f} – {max(per_decision):.4f}) |")
+    first = next(iter(programs))
+    best = statistics.median(r["file_bytes"] / r["decisions"] for r in stats[first])
+    print(f"\nTarget for the mostly run-length execution: ≤ 0.05 bytes/decision — {best:.4f}: "
+          f"{'met' if best <= 0.05 else 'NOT met'}.")
+
+    print("\n### Recording and replaying (wall time)\n")
+    print("| program | `run` | `run --trace` | `replay` | ratio run --trace / run | ratio replay / run |\n"
+          "|---|---|---|---|---|---|")
+    for name in programs:
+        t = times[name]
+        r = ratios(t["trace"], t["run"])
+        p = ratios(t["replay"], t["run"])
+        print(f"| {cell(name)} | {statistics.median(t['run']):.3f} s | {statistics.median(t['trace']):.3f} s "
+              f"| {statistics.median(t['replay']):.3f} s "
+              f"| {statistics.median(r):.3f} × ({min(r):.3f} – {max(r):.3f}) "
+              f"| {statistics.median(p):.3f} × ({min(p):.3f} – {max(p):.3f}) |")
 
 
 if __name__ == "__main__":

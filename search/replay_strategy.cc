@@ -12,6 +12,7 @@ std::string Thread(ThreadId id) { return "thread " + std::to_string(id.value); }
 std::string Where(const SchedulingPoint& point) {
   if (point.op == OpKind::kThreadStart) return "at its start";
   if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
+  if (point.op == OpKind::kFairnessYield) return "giving way in " + NameSyscall(point.syscall);
   return "in " + NameSyscall(point.syscall);
 }
 
@@ -38,6 +39,12 @@ bool ReplayStrategy::MayInterrupt(ThreadId thread, uint64_t points) const {
   if (next_ >= decisions_.size()) return false;
   const RecordedDecision& expected = decisions_[next_];
   return expected.current == thread && expected.point.op == OpKind::kInterrupted && expected.point.index == points;
+}
+
+std::optional<bool> ReplayStrategy::YieldsAt(ThreadId thread, uint64_t points) const {
+  if (next_ >= decisions_.size()) return false;
+  const RecordedDecision& expected = decisions_[next_];
+  return expected.current == thread && expected.point.op == OpKind::kFairnessYield && expected.point.index == points;
 }
 
 ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {

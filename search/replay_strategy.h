@@ -29,6 +29,7 @@ class ReplayStrategy final : public Strategy {
   [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override {
     return MayInterrupt(thread, points);
   }
+  [[nodiscard]] std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] std::string Describe() const override { return "replay"; }
 
   // Decisions followed so far.

@@ -22,6 +22,7 @@ enum class OpKind : uint8_t {
   kSyncOp,        // announced by the preload shim
   kIo,            // moves data through a pipe or socket another thread can see
   kSyscall,       // any other trapped syscall that is a scheduling point
+  kFairnessYield, // gave way at a syscall that would not have stopped it: its slice was used up
 };
 
 struct SchedulingPoint {
@@ -31,9 +32,9 @@ struct SchedulingPoint {
   bool is_write = false;
   bool is_release = false;
   int64_t syscall = -1;   // the syscall the thread stopped in (an opaque number here), or -1
-  uint64_t index = 0;     // how many scheduling points this thread had reached before this one
+  uint64_t index = 0;     // after how many of its trapped syscalls the thread stopped here
 };
 
-inline constexpr OpKind kLastOpKind = OpKind::kSyscall;
+inline constexpr OpKind kLastOpKind = OpKind::kFairnessYield;
 
 }  // namespace chess::search

@@ -54,6 +54,14 @@ class Strategy {
     return true;
   }
 
+  // Whether `thread` gives way at its next syscall, its point number `points`, for fairness: a
+  // replay answers as the recording did; nullopt leaves it to the slice and the syscall budget.
+  [[nodiscard]] virtual std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const {
+    (void)thread;
+    (void)points;
+    return std::nullopt;
+  }
+
   // Whether the execution being replayed interrupted `thread` before its point number `points`
   // (the one it has just reached, sooner than the replay's slice timer fired).
   [[nodiscard]] virtual bool InterruptedBefore(ThreadId thread, uint64_t points) const {

@@ -13,7 +13,27 @@ constexpr MonoNanos kOutsideRecheck = 1'000'000'000;
 
 }  // namespace
 
+bool Supervisor::AnyWaiterReady() {
+  FindReadyWaiters();
+  return !waiter_scratch_.ready.empty();
+}
+
 bool Supervisor::ReleaseReadyWaiters() {
+  FindReadyWaiters();
+  for (Thread* thread : waiter_scratch_.ready) {
+    // Its operation runs again when it is picked, and looks again: another thread may take
+    // the data or the lock first. A thread inside a transfer re-enters its call instead.
+    thread->state = ThreadState::kReady;
+    if (thread->at_syscall_exit) {
+      thread->io_wait.reset();
+    } else {
+      thread->op_pending = true;
+    }
+  }
+  return !waiter_scratch_.ready.empty();
+}
+
+void Supervisor::FindReadyWaiters() {
   // Waiters that hold copies of their descriptors are looked at with one poll() for all. The
   // vectors are members: this runs before every decision, and most of the time finds nobody.
   std::vector<pollfd>& batch = waiter_scratch_.batch;
@@ -47,17 +67,6 @@ bool Supervisor::ReleaseReadyWaiters() {
       if (wait.needs_all ? ready_count == wait.fds.size() : ready_count > 0) ready_threads.push_back(thread);
     }
   }
-  for (Thread* thread : ready_threads) {
-    // Its operation runs again when it is picked, and looks again: another thread may take
-    // the data or the lock first. A thread inside a transfer re-enters its call instead.
-    thread->state = ThreadState::kReady;
-    if (thread->at_syscall_exit) {
-      thread->io_wait.reset();
-    } else {
-      thread->op_pending = true;
-    }
-  }
-  return !ready_threads.empty();
 }
 
 bool Supervisor::AnyWaiterOnEvents() const {

@@ -5,6 +5,10 @@
 // wait collect the change.
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <vector>
 
 #include "supervisor/supervisor.h"
 
@@ -19,6 +23,71 @@ bool AllStopped(const ThreadTable& threads, const Process& process) {
 }
 
 }  // namespace
+
+std::vector<Process*> Supervisor::SignalTargets(pid_t pid, bool thread) {
+  // `pid` as the program named it: a process, a thread (tkill), 0 (the sender's group), -1
+  // (everyone it may signal) or -pgid. Only processes of the tree matter here.
+  std::vector<Process*> targets;
+  const Process* sender = running_ != nullptr ? running_->process : nullptr;
+  if (pid > 0) {
+    Process* target = nullptr;
+    if (thread) {
+      if (Thread* t = threads_.FindByProgramTid(pid)) target = t->process;
+    } else {
+      target = threads_.FindByProgramPid(pid);
+    }
+    if (target != nullptr) targets.push_back(target);
+    return targets;
+  }
+  pid_t group = 0;  // in the supervisor's pid namespace
+  if (pid == 0 && sender != nullptr) {
+    group = getpgid(sender->tgid);
+  } else if (pid < -1) {
+    const Process* leader = threads_.FindByProgramPid(-pid);
+    if (leader == nullptr) return targets;  // a group led from outside the tree: not followed
+    group = leader->tgid;
+  }
+  for (const auto& [tgid, process] : threads_.Processes()) {
+    if (process->dying || (pid == -1 && process.get() == sender)) continue;
+    if (pid == -1 || getpgid(tgid) == group) targets.push_back(process.get());
+  }
+  return targets;
+}
+
+bool Supervisor::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
+  for (Process* process : SignalTargets(pid, thread)) {
+    if (running_ != nullptr && process == running_->process) continue;  // its own: it dies, or goes on
+    for (const auto& [id, t] : threads_.Live()) {
+      if (t->process != process) continue;
+      if (signal == SIGKILL || t->state == ThreadState::kStopped) return true;
+    }
+  }
+  return false;
+}
+
+void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal) {
+  for (Process* process : SignalTargets(pid, thread)) {
+    if (running_ != nullptr && process == running_->process) continue;
+    if (signal == SIGKILL) {
+      CollectDyingProcess(*process);
+      continue;
+    }
+    // SIGCONT: each thread in a group-stop reports leaving it (OnContinued).
+    std::vector<pid_t> stopped;
+    for (const auto& [id, t] : threads_.Live()) {
+      if (t->process == process && t->state == ThreadState::kStopped) stopped.push_back(t->tid);
+    }
+    for (pid_t tid : stopped) {
+      for (int events = 0; events < 16; ++events) {
+        Thread* t = threads_.Find(tid);
+        if (t == nullptr || t->state != ThreadState::kStopped) break;
+        auto event = ptrace::WaitFor(tid);
+        if (!event) break;
+        HandleEvent(*event);
+      }
+    }
+  }
+}
 
 void Supervisor::OnGroupStop(Thread& thread) {
   ptrace::Listen(thread.tid);

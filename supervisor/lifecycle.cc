@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "supervisor/exec_image.h"
 #include "supervisor/futex_key.h"
@@ -96,6 +98,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     // PTRACE_EVENT_VFORK_DONE; meanwhile it is blocked like any waiter.
     parent.in_vfork = true;
     parent.state = ThreadState::kBlocked;
+    process->vfork_parent = parent.tid;
     ptrace::Resume(parent.tid);
     running_ = nullptr;
     last_ = &parent;
@@ -137,6 +140,21 @@ void Supervisor::OnExec(Thread& thread) {
   last_progress_ = WallNow();
   PatchNewImage(*execer);
   ptrace::Resume(execer->tid);
+  SettleVforkParent(*execer->process);
+}
+
+void Supervisor::SettleVforkParent(Process& child) {
+  // The kernel woke the parent when the child's memory was released (exec, exit): its
+  // VFORK_DONE is collected now, so that it can be picked at the very next decision whatever
+  // the kernel's timing.
+  const pid_t parent = std::exchange(child.vfork_parent, 0);
+  for (int events = 0; parent != 0 && events < 16; ++events) {
+    Thread* waiting = threads_.Find(parent);
+    if (waiting == nullptr || !waiting->in_vfork || waiting->state == ThreadState::kDead) break;
+    auto event = ptrace::WaitFor(parent);
+    if (!event) break;
+    HandleEvent(*event);
+  }
 }
 
 void Supervisor::PatchNewImage(Thread& thread) {
@@ -169,7 +187,16 @@ void Supervisor::OnExitEvent(Thread& thread) {
     last_stop_ = search::StopReason::kExited;
   }
   ptrace::Resume(thread.tid);
-  if (group_exit) return;  // every thread of the group dies; their deaths arrive as they come
+  if (group_exit) {
+    // The running thread ended its process (exit_group, a fatal signal): the whole process is
+    // collected now, before any other decision, so that when its parent looks — and whether it
+    // still has threads, or is a zombie to reap — never depends on when the kernel reports it.
+    // (The other threads of an exec from a non-leader thread die too, but the process lives on.)
+    const bool execing = running_ != nullptr && running_->process == thread.process &&
+                         (running_->call.nr == SYS_execve || running_->call.nr == SYS_execveat);
+    if (was_running && !execing) CollectDyingProcess(*thread.process);
+    return;
+  }
 
   const bool is_leader = thread.tid == thread.process->tgid;
   bool siblings_alive = false;
@@ -187,6 +214,37 @@ void Supervisor::OnExitEvent(Thread& thread) {
   // Wait for the death now: the kernel clears the clear-child-tid word before reporting it, and
   // joiners must become runnable before the next decision.
   if (auto death = ptrace::WaitFor(thread.tid)) HandleEvent(*death);
+}
+
+void Supervisor::CollectDyingProcess(Process& process) {
+  // Each thread leaves its stop for the kernel's SIGKILL and reports PTRACE_EVENT_EXIT, then its
+  // death; the leader's death comes last, when the group is empty.
+  const pid_t leader = process.tgid;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<pid_t> waiting;
+    for (const auto& [id, other] : threads_.Live()) {
+      if (other->process != &process) continue;
+      if (round == 0 ? other->state != ThreadState::kExiting : other->tid != leader) waiting.push_back(other->tid);
+    }
+    if (round == 1) {
+      for (const auto& [id, other] : threads_.Live()) {
+        if (other->process == &process && other->tid == leader) waiting.push_back(leader);
+      }
+    }
+    for (pid_t tid : waiting) {
+      // Until it has died (round 1), or at least reached its exit (round 0).
+      for (int events = 0; events < 16; ++events) {
+        Thread* waited = threads_.Find(tid);
+        if (waited == nullptr || waited->state == ThreadState::kDead ||
+            (round == 0 && waited->state == ThreadState::kExiting)) {
+          break;
+        }
+        auto event = ptrace::WaitFor(tid);
+        if (!event) break;
+        HandleEvent(*event);
+      }
+    }
+  }
 }
 
 void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
@@ -219,6 +277,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   }
   threads_.Forget(thread.tid);
   fd_probe_.Forget(process.tgid);
+  SettleVforkParent(process);
   if (process.parent != 0) signal_checks_.insert(process.parent);  // SIGCHLD
   // Its parent's threads waiting in wait4/waitid can now collect it: the kernel runs their call.
   ReleaseParentWaiters(process);

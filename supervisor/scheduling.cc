@@ -155,13 +155,6 @@ void Supervisor::ScheduleNext() {
     }
     Thread* next = threads_.Find(picked);
     CHESS_CHECK(next != nullptr && Schedulable(*next), "the strategy picked a thread that cannot run");
-    if (next->owed_point) {
-      // It reaches the point it got to before the replayed interrupt: a decision of its own.
-      next->point = *next->owed_point;
-      next->owed_point.reset();
-      Park(*next, search::StopReason::kReachedPoint);
-      continue;
-    }
     if (Dispatch(*next) || result_) return;
   }
 }
@@ -198,8 +191,26 @@ bool Supervisor::Dispatch(Thread& thread) {
     }
   }
   FlushRegisters(thread);
-  // The slice restarts on a switch and after a yield, never merely at a scheduling point.
-  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) switched_in_ = EventTime();
+  // The slice and the syscall budget restart on a switch and after a yield or a block, never
+  // merely at a scheduling point.
+  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) {
+    switched_in_ = EventTime();
+    syscalls_since_switch_ = 0;
+    slice_cpu_start_ = -1;
+    silent_cpu_start_ = -1;
+    silent_cpu_ = 0;
+    yield_due_ = false;
+  }
+  if (thread.entry_pending) {
+    // A syscall put off by the budget: its handler runs now.
+    thread.entry_pending = false;
+    FlushRegisters(thread);
+    thread.state = ThreadState::kRunning;
+    running_ = &thread;
+    ++dispatches_;
+    EnterSyscall(thread);
+    return true;
+  }
   thread.state = ThreadState::kRunning;
   thread.at_seccomp_stop = false;
   thread.at_syscall_exit = false;
@@ -221,10 +232,6 @@ bool Supervisor::Dispatch(Thread& thread) {
 void Supervisor::Park(Thread& thread, search::StopReason reason) {
   running_ = nullptr;
   last_ = &thread;
-  // A thread that used up its slice gives way as if it had yielded: fairness without a PMU.
-  if (reason == search::StopReason::kReachedPoint && EventTime() - switched_in_ >= options_.slice.count()) {
-    reason = search::StopReason::kYielded;
-  }
   search::SchedulingPoint& point = thread.point;
   point.thread = thread.id;
   if (point.op == search::OpKind::kInterrupted || point.op == search::OpKind::kThreadStart) {
@@ -232,16 +239,17 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   } else {
     point.syscall = thread.at_seccomp_stop || thread.at_syscall_exit ? thread.call.nr : -1;
   }
-  // A replay whose recording interrupted the thread before this point: the thread got here
-  // first (its slice timer runs in real time). The interrupt is presented now, and this point
-  // when the thread is picked again, so the schedule lines up with the recording.
-  if (reason != search::StopReason::kBlocked && reason != search::StopReason::kExited &&
-      point.op != search::OpKind::kInterrupted && strategy_.InterruptedBefore(thread.id, thread.points)) {
-    thread.owed_point = point;
-    point = {thread.id, search::OpKind::kInterrupted};
-    reason = search::StopReason::kYielded;
+  // A wait under its own signal mask (pselect6, ppoll, rt_sigsuspend, sigtimedwait) may unblock
+  // a signal that was already pending, blocked, when the call was made: natively the call ends
+  // at once. It is looked for at the next decision, as for a signal sent now.
+  if (reason == search::StopReason::kBlocked && thread.signal_wait &&
+      (thread.signal_wait->mask || thread.signal_wait->awaited != 0)) {
+    signal_checks_.insert(thread.process->tgid);
   }
-  point.index = thread.points++;
+  // Where: after how many of its syscalls. An interrupt presented at a syscall the thread has
+  // not entered yet (a replay's, see OnSeccompStop) came before that syscall.
+  point.index = point.op == search::OpKind::kInterrupted && thread.entry_pending ? thread.syscalls - 1
+                                                                                 : thread.syscalls;
   last_stop_ = reason;
 }
 

@@ -226,31 +226,64 @@ void Supervisor::AdjustTick(bool others_runnable) {
   waiter_.SetTick(std::max<int64_t>(fast, tick / fast * fast));
 }
 
+bool Supervisor::SliceUsed(const Thread& thread) {
+  // The CPU time of the thread's process: only this thread of it runs (the serializer sees to
+  // that). Linux names a process's CPU clock ~pid << 3 | CPUCLOCK_SCHED.
+  const auto clock = static_cast<clockid_t>((~static_cast<unsigned>(thread.process->tgid) << 3) | 2);
+  timespec ts{};
+  int64_t cpu = 0;
+  if (syscall(SYS_clock_gettime, clock, &ts) == 0) {
+    cpu = static_cast<int64_t>(ts.tv_sec) * kNanosPerSecond + ts.tv_nsec;
+  } else {
+    cpu = WallNow();
+  }
+  // Counted from the first look after the switch: at most a tick late.
+  if (slice_cpu_start_ < 0) slice_cpu_start_ = cpu;
+  // Time spent without a single trapped syscall: only a thread that never reaches one is
+  // interrupted where it happens to be (see OnTick).
+  if (silent_cpu_start_ < 0 || syscalls_since_switch_ != syscalls_at_last_look_) silent_cpu_start_ = cpu;
+  syscalls_at_last_look_ = syscalls_since_switch_;
+  silent_cpu_ = cpu - silent_cpu_start_;
+  return cpu - slice_cpu_start_ >= options_.slice.count();
+}
+
 void Supervisor::OnTick() {
   if (running_ == nullptr) return;
   const MonoNanos now = WallNow();
   if (CheckHang()) return;
-  // Signals from outside the tree may be for a parked thread, which must get to take them.
-  ReleaseThreadsWithPendingSignals(true);
+  // With virtual time a tick changes nothing of the program's state — deadlines fire, waiters
+  // and takers of signals are released at decisions only — so what the program sees never
+  // depends on when ticks came; the tick only decides whether the running thread must stop.
+  if (virtual_clock_ == nullptr) {
+    // Signals from outside the tree may be for a parked thread, which must get to take them.
+    ReleaseThreadsWithPendingSignals(true);
+  }
   if (running_->interrupt != Thread::Interrupt::kNone) return;
-  FireDueDeadlines();
-  // Interrupting is pointless when no other thread could use the CPU (checked first: it is
-  // cheap, and a lone thread is the common case).
-  ReleaseReadyWaiters();
-  const bool others_runnable = AnyOtherRunnable(*running_);
+  if (virtual_clock_ == nullptr) {
+    FireDueDeadlines();
+    ReleaseReadyWaiters();
+  }
+  // Interrupting is pointless when no other thread could use the CPU.
+  const bool others_runnable = AnyOtherRunnable(*running_) || (virtual_clock_ != nullptr && AnyWaiterReady());
   // In virtual time a sleeper's deadline comes only as the running thread uses up slices.
   const bool sleepers = virtual_clock_ != nullptr && AnySleeper();
   // Waiters on the outside become runnable only when looked at: look often while there are any.
   AdjustTick(others_runnable || sleepers || AnyWaiterOnEvents());
   if (!others_runnable && !sleepers) return;
-  const MonoNanos ran = now - switched_in_;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
-  if (ran < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
-  const bool slice_used = ran >= options_.slice.count();
-  if (!slice_used && !(others_runnable && AsleepInKernel(running_->tid))) return;
-  if (!strategy_.MayInterrupt(running_->id, running_->points)) return;  // a replay: not here
-  if (ptrace::Interrupt(running_->tid)) running_->interrupt = Thread::Interrupt::kRequested;
+  if (now - switched_in_ < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
+  // A used-up slice makes the thread give way at its next syscall (OnSeccompStop). Only a
+  // thread that makes none for kSilentSlices slices, or is asleep in the kernel, is interrupted
+  // where it is: a place no replay can find again exactly.
+  if (SliceUsed(*running_) && !strategy_.YieldsAt(running_->id, running_->syscalls)) yield_due_ = true;
+  const bool silent = silent_cpu_ >= kSilentSlices * options_.slice.count();
+  if (!silent && !(others_runnable && AsleepInKernel(running_->tid))) return;
+  if (!strategy_.MayInterrupt(running_->id, running_->syscalls)) return;  // a replay: not here
+  if (ptrace::Interrupt(running_->tid)) {
+    running_->interrupt = Thread::Interrupt::kRequested;
+    interrupted_dispatch_ = dispatches_;
+  }
 }
 
 void Supervisor::OnSeccompStop(Thread& thread) {
@@ -258,6 +291,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   // One GETREGS gives the call and its arguments, and completing it is one SETREGS.
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
   last_progress_ = EventTime();
+  ++thread.syscalls;
   thread.at_seccomp_stop = true;
   thread.at_syscall_exit = false;
   thread.call.nr = thread.regs.SyscallNr();
@@ -274,6 +308,35 @@ void Supervisor::OnSeccompStop(Thread& thread) {
     Apply(thread, Disposition::Native());
     return;
   }
+  // Fairness: a thread that used up its slice, or made kSyscallBudget syscalls in a row without
+  // blocking or yielding, gives the others a turn — at a syscall, so that where it gave way is
+  // a point a replay finds again (a replay gives way exactly where the recording did). The
+  // call itself is taken up when the thread is picked again.
+  ++syscalls_since_switch_;
+  // A replay whose recording interrupted the thread before this syscall (its slice is CPU
+  // time, which varies: here it got further): the interrupt is presented now, and the syscall
+  // is taken up when the thread is picked again, so the schedule lines up with the recording.
+  if (strategy_.InterruptedBefore(thread.id, thread.syscalls - 1)) {
+    thread.entry_pending = true;
+    thread.state = ThreadState::kReady;
+    thread.point = {thread.id, search::OpKind::kInterrupted};
+    AdvanceTime(options_.slice.count());
+    Park(thread, search::StopReason::kYielded);
+    return;
+  }
+  const std::optional<bool> replayed = strategy_.YieldsAt(thread.id, thread.syscalls);
+  if (replayed ? *replayed : (yield_due_ || syscalls_since_switch_ >= kSyscallBudget)) {
+    thread.entry_pending = true;
+    thread.state = ThreadState::kReady;
+    thread.point = {thread.id, search::OpKind::kFairnessYield};
+    AdvanceTime(options_.slice.count());  // it computed for a slice, as a backstop interrupt says
+    Park(thread, search::StopReason::kYielded);
+    return;
+  }
+  EnterSyscall(thread);
+}
+
+void Supervisor::EnterSyscall(Thread& thread) {
   const seccomp::SyscallRow* row = seccomp::FindSyscall(thread.call.nr);
   if (row == nullptr) {
     // Not ours: a filter the program installed itself asked for a tracer with RET_TRACE.
@@ -340,9 +403,9 @@ void Supervisor::OnInterruptStop(Thread& thread) {
   if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return;
-  // An interrupt requested earlier can surface right after the thread is resumed again; within
-  // a fresh slice, and unless it caught the thread asleep in the kernel, it is no preemption.
-  if (WallNow() - switched_in_ < options_.slice.count() && !regs.InInterruptedSyscall()) {
+  // An interrupt requested for an earlier turn of the thread can surface right after it is
+  // resumed again; unless it caught the thread asleep in the kernel, it is no preemption.
+  if (interrupted_dispatch_ != dispatches_ && !regs.InInterruptedSyscall()) {
     ptrace::Resume(thread.tid);
     return;
   }

@@ -35,6 +35,12 @@ inline constexpr int64_t kWatchdogNanos = 2'000'000;
 inline constexpr int64_t kLoneTickNanos = 50'000'000;
 // How far virtual time moves at each scheduling decision.
 inline constexpr int64_t kDecisionTick = 1'000;
+// A thread that makes this many syscalls in a row without blocking or yielding gives the others
+// a turn (a deterministic stand-in for a time slice).
+inline constexpr uint64_t kSyscallBudget = 2'000;
+// A thread that makes no trapped syscall for this many slices of CPU time while others could
+// run is interrupted where it is (a spin on plain memory).
+inline constexpr int64_t kSilentSlices = 3;
 
 struct SupervisorOptions {
   // A thread that runs this long without giving up the CPU is interrupted (a forced yield)
@@ -84,6 +90,10 @@ class Supervisor final : private HandlerServices {
   size_t ProcessesAllowed() override;
   size_t MaxProcesses() override { return options_.max_processes; }
   void SignalSent(pid_t pid, bool thread) override;
+  bool SignalActsAtOnce(pid_t pid, bool thread, int signal) override;
+  void SettleSignalled(pid_t pid, bool thread, int signal) override;
+  // The tree's processes a kill-like call for `pid` reaches (job_control.cc).
+  std::vector<Process*> SignalTargets(pid_t pid, bool thread);
   FdProbe& Fds() override { return fd_probe_; }
   bool IoPoints() override { return options_.io_points; }
   search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
@@ -93,9 +103,13 @@ class Supervisor final : private HandlerServices {
   // Threads waiting on descriptors or objects that could now go on become ready: their
   // operation runs again when they are picked (io.cc).
   bool ReleaseReadyWaiters();
+  // Fills waiter_scratch_.ready with the blocked waiters that could go on now.
+  void FindReadyWaiters();
   // Whether any thread waits on descriptors, objects or signals: something other than a
   // scheduling decision may end such waits, so they are looked at on every tick.
   bool AnyWaiterOnEvents() const;
+  // Whether a blocked waiter's descriptors or object are ready now (nothing is changed).
+  bool AnyWaiterReady();
   // Whether, with no thread able to run, anything outside the tree could still end a wait:
   // input from outside, a signal. If not, that is a deadlock. Looks at who holds the other
   // ends of pipes and sockets (io.cc), at most once a second while nothing changes.
@@ -125,6 +139,12 @@ class Supervisor final : private HandlerServices {
   void OnSeccompStop(Thread& thread);
   void OnInterruptStop(Thread& thread);
   void OnSyscallExitStop(Thread& thread);
+  // The handler of the thread's trapped syscall decides what happens (also later: a call put
+  // off by the syscall budget).
+  void EnterSyscall(Thread& thread);
+  // Whether the running thread has used up its slice: CPU time it spent, not wall time, so a
+  // machine busy with other work does not cut slices short.
+  bool SliceUsed(const Thread& thread);
   // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).
   bool EmulateTimestampCounter(Thread& thread);
 
@@ -143,6 +163,10 @@ class Supervisor final : private HandlerServices {
   // Hides the vDSO and seeds AT_RANDOM in a new image (virtual time, seeded randomness).
   void PatchNewImage(Thread& thread);
   void OnExitEvent(Thread& thread);
+  // Waits for every thread of a process that is ending to exit and die (see OnExitEvent).
+  void CollectDyingProcess(Process& process);
+  // Waits for the vfork parent of `child`, which just exec'd or died, to report it is awake.
+  void SettleVforkParent(Process& child);
   void OnDeath(Thread& thread, const ptrace::WaitEvent& event);
   void ReplayExitWakes(Thread& thread);
   void KillTree();
@@ -211,6 +235,13 @@ class Supervisor final : private HandlerServices {
   search::StopReason last_stop_ = search::StopReason::kReachedPoint;
   MonoNanos event_time_ = 0;       // see EventTime()
   MonoNanos switched_in_ = 0;      // when running_ got the CPU: the slice starts here
+  uint64_t syscalls_since_switch_ = 0;  // trapped syscalls of running_ since then
+  int64_t slice_cpu_start_ = -1;   // its process's CPU time when the slice was first looked at
+  int64_t silent_cpu_start_ = -1;  // …when it was last seen to have made a trapped syscall
+  uint64_t syscalls_at_last_look_ = 0;
+  int64_t silent_cpu_ = 0;         // CPU time since then
+  bool yield_due_ = false;         // the slice is used up: give way at the next syscall
+  uint64_t interrupted_dispatch_ = ~uint64_t{0};  // dispatches_ when the backstop was asked for
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;

@@ -62,6 +62,7 @@ struct Process {
   pid_t parent = 0;            // the process that reaps it (0: chess-trace itself)
   uint64_t address_space = 0;  // shared by CLONE_VM relatives; new after fork and exec
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
+  pid_t vfork_parent = 0;      // the thread asleep in vfork until this child execs or exits
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
   int64_t dead_threads_cpu_nanos = 0;  // virtual CPU time of its threads that are gone
@@ -122,10 +123,11 @@ struct Thread {
   TrappedCall call;                   // the trapped syscall (valid while at_seccomp_stop)
   Registers regs;                     // as read at the stop: completing a call is one SETREGS
   search::SchedulingPoint point;      // where it stopped, for the strategy and reports
-  uint64_t points = 0;                // scheduling points reached so far (the next one's index)
-  // A replay whose recording interrupted this thread before the point it has now reached
-  // presents the interrupt first; this point's own decision comes when the thread is picked.
-  std::optional<search::SchedulingPoint> owed_point;
+  // Trapped syscalls it has made (the current one included): where a thread stopped is named by
+  // this count — a point's index — which is the same in every execution of the same schedule.
+  uint64_t syscalls = 0;
+  // The trapped syscall has not been looked at yet: its handler runs when the thread is picked.
+  bool entry_pending = false;
 
   // Blocking.
   std::optional<MonoNanos> deadline;  // when a timed wait or sleep ends

@@ -23,6 +23,9 @@ class TraceRecorder final : public search::Strategy, public search::ExecutionLog
   [[nodiscard]] bool MayInterrupt(search::ThreadId thread, uint64_t points) const override {
     return inner_.MayInterrupt(thread, points);
   }
+  [[nodiscard]] std::optional<bool> YieldsAt(search::ThreadId thread, uint64_t points) const override {
+    return inner_.YieldsAt(thread, points);
+  }
   [[nodiscard]] bool InterruptedBefore(search::ThreadId thread, uint64_t points) const override {
     return inner_.InterruptedBefore(thread, points);
   }

@@ -38,6 +38,7 @@ std::string Stopped(const search::RecordedDecision& d) {
   switch (d.point.op) {
     case search::OpKind::kThreadStart: return "start";
     case search::OpKind::kInterrupted: return "interrupted";
+    case search::OpKind::kFairnessYield: return search::NameSyscall(d.point.syscall) + " (gives way)";
     default: return search::NameSyscall(d.point.syscall);
   }
 }

@@ -16,6 +16,8 @@ import argparse
 import difflib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -455,6 +457,106 @@ def virtual_time(chess_trace, runs, max_wall, run_options, program):
     print(f"ok: {runs} run{'s' if runs != 1 else ''} exited 0, the slowest in {slowest:.3f} s of wall time")
 
 
+def record_replay(chess_trace, replays, rebuilt, program):
+    """Records the program with run --trace, then replays the trace `replays` times: each replay
+    must say it reproduced the run and print exactly the recorded run's stdout. With `rebuilt`,
+    the replays run a copy of the program at another path, as a clean rebuild would be."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "run.trace")
+        code, out, err = run([chess_trace, "run", "--trace", trace, "--"] + program)
+        if not os.path.exists(trace):
+            fail(f"run --trace wrote no trace (exit {code})\nstderr:\n{err}")
+        override = []
+        if rebuilt:
+            copy = os.path.join(tmp, "rebuilt", os.path.basename(program[0]))
+            os.makedirs(os.path.dirname(copy))
+            shutil.copy2(program[0], copy)
+            override = ["--", copy] + program[1:]
+        for attempt in range(1, replays + 1):
+            rcode, rout, rerr = run([chess_trace, "replay", trace] + override)
+            if rcode != 0 or "chess-trace: reproduced:" not in rerr:
+                fail(f"replay {attempt}/{replays} did not reproduce the run (exit {rcode}; the run exited {code})\n"
+                     f"stderr:\n{rerr}")
+            if rout != out:
+                diff = "".join(difflib.unified_diff(out.splitlines(keepends=True), rout.splitlines(keepends=True),
+                                                    "stdout recorded", f"stdout of replay {attempt}"))
+                fail(f"replay {attempt}/{replays} printed something else\n{diff}")
+    print(f"ok: recorded (exit {code}) and reproduced {replays} times")
+
+
+def replay_divergence(chess_trace, program, changed_arguments, expected_texts):
+    """A trace replayed against a changed program must say where the replay left the recording."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "run.trace")
+        run([chess_trace, "run", "--trace", trace, "--"] + program)
+        code, _, err = run([chess_trace, "replay", trace, "--", program[0]] + changed_arguments)
+    if code != 1 or "diverged" not in err:
+        fail(f"expected exit 1 and a divergence, got exit {code}\nstderr:\n{err}")
+    for text in expected_texts:
+        if text not in err:
+            fail(f"the divergence report should mention {text!r}:\n{err}")
+    print(f"ok: divergence reported: {err.splitlines()[0]}")
+
+
+def damaged_traces(chess_trace, program):
+    """Truncated and bit-flipped copies of a real trace: show and replay refuse each with exit 125
+    and a message, and never crash or hang."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "good.trace")
+        run([chess_trace, "run", "--trace", trace, "--"] + program)
+        with open(trace, "rb") as f:
+            good = f.read()
+        damaged = os.path.join(tmp, "damaged.trace")
+        variants = [("empty", b""), ("header only", good[:12])]
+        step = max(1, len(good) // 40)
+        variants += [(f"cut at {n}", good[:n]) for n in range(0, len(good), step)]
+        for position in range(0, len(good) * 8, max(1, len(good) * 8 // 60)):
+            flipped = bytearray(good)
+            flipped[position // 8] ^= 1 << (position % 8)
+            variants.append((f"bit {position} flipped", bytes(flipped)))
+        for name, content in variants:
+            with open(damaged, "wb") as f:
+                f.write(content)
+            for command in (["show", damaged], ["replay", damaged]):
+                code, _, err = run([chess_trace] + command, timeout=30)
+                if code != 125 or not err.startswith("chess-trace: "):
+                    fail(f"{' '.join(command[:1])} of the trace with {name}: exit {code}, expected 125\nstderr:\n{err}")
+    print(f"ok: {len(variants)} damaged traces refused by show and replay")
+
+
+def show_golden(chess_trace, golden, program):
+    """show of a recorded deadlock matches the golden timeline; its chrome output is valid
+    trace-event JSON; its json output parses and holds every decision. CHESS_UPDATE_GOLDEN=1
+    rewrites the golden file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "deadlock.trace")
+        code, _, err = run([chess_trace, "run", "--trace", trace, "--"] + program)
+        if code != 124:
+            fail(f"expected the program to deadlock (exit 124), got {code}\n{err}")
+        _, text, _ = run([chess_trace, "show", trace])
+        _, chrome, _ = run([chess_trace, "show", "--format", "chrome", trace])
+        _, decoded, _ = run([chess_trace, "show", "--format", "json", trace])
+    text = text.replace(os.path.dirname(program[0]), "PROGRAMS")
+    text = re.sub(r"recorded by chess-trace \S+", "recorded by chess-trace VERSION", text)
+    if os.environ.get("CHESS_UPDATE_GOLDEN"):
+        with open(golden, "w") as f:
+            f.write(text)
+    with open(golden) as f:
+        expected = f.read()
+    if text != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
+                                            "golden", "show"))
+        fail(f"show differs from {golden} (CHESS_UPDATE_GOLDEN=1 rewrites it)\n{diff}")
+    events = json.loads(chrome)["traceEvents"]
+    if not events or any("ph" not in e or "pid" not in e or "tid" not in e for e in events):
+        fail("the chrome output is not trace-event JSON")
+    record = json.loads(decoded)
+    if record["outcome"]["outcome"] != "deadlock" or not record["decisions"]:
+        fail(f"the json output lacks the outcome or the decisions: {record['outcome']}")
+    print(f"ok: show matches {os.path.basename(golden)}, {len(events)} chrome events, "
+          f"{len(record['decisions'])} decisions in json")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("chess_trace")
@@ -486,6 +588,19 @@ def main():
     p.add_argument("--ids", action="store_true", help="compare the ids: lines too (pids, hostname)")
     p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("record-replay")
+    p.add_argument("--replays", type=int, default=20)
+    p.add_argument("--rebuilt", action="store_true")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("replay-divergence")
+    p.add_argument("--changed", action="append", default=[])
+    p.add_argument("--expect", action="append", default=[])
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("damaged-traces")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("show-golden")
+    p.add_argument("golden")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("virtual-time")
     p.add_argument("--runs", type=int, default=1)
     p.add_argument("--max-wall", type=float, default=5.0)
@@ -506,6 +621,14 @@ def main():
         external_wait_hang(args.chess_trace)
     elif args.check == "deterministic":
         deterministic(args.chess_trace, args.runs, args.ids, args.run_option, args.program)
+    elif args.check == "record-replay":
+        record_replay(args.chess_trace, args.replays, args.rebuilt, args.program)
+    elif args.check == "replay-divergence":
+        replay_divergence(args.chess_trace, args.program, args.changed, args.expect)
+    elif args.check == "damaged-traces":
+        damaged_traces(args.chess_trace, args.program)
+    elif args.check == "show-golden":
+        show_golden(args.chess_trace, args.golden, args.program)
     elif args.check == "virtual-time":
         virtual_time(args.chess_trace, args.runs, args.max_wall, args.run_option, args.program)
     elif args.check == "no-survivors":

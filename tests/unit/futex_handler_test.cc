@@ -34,6 +34,8 @@ class FakeServices final : public HandlerServices {
   size_t ProcessesAllowed() override { return 1; }
   size_t MaxProcesses() override { return 1; }
   void SignalSent(pid_t, bool) override {}
+  bool SignalActsAtOnce(pid_t, bool, int) override { return false; }
+  void SettleSignalled(pid_t, bool, int) override {}
   FdProbe& Fds() override { return fds_; }
   bool IoPoints() override { return false; }
   search::SeededRandom* Random() override { return nullptr; }
