@@ -1,32 +1,82 @@
 #include "trace/render.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <sstream>
+#include <vector>
 
 namespace chess::trace {
 namespace {
 
 constexpr size_t kColumnWidth = 22;
 
+// The length of a valid UTF-8 sequence starting at `at`, or 0 if the bytes there are not one
+// (overlong forms, surrogates and code points past U+10FFFF are not).
+size_t Utf8Sequence(const std::string& text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  uint32_t code = 0;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+    code = lead & 0x1f;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    code = lead & 0x0f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    code = lead & 0x07;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if ((byte(at + i) & 0xc0) != 0x80) return 0;
+    code = (code << 6) | (byte(at + i) & 0x3f);
+  }
+  const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
+  if (overlong || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) return 0;
+  return length;
+}
+
+// A JSON string body. Recorded strings are bytes (arguments, the environment, paths), not
+// always UTF-8: a byte that is not part of valid UTF-8 is written as \udcXX, the lone low
+// surrogate of the "surrogateescape" convention (Python's), so the output stays valid UTF-8
+// and the original bytes can be recovered.
 std::string Escape(const std::string& text) {
   std::string out;
-  for (unsigned char c : text) {
+  char buffer[8];
+  for (size_t at = 0; at < text.size();) {
+    const auto c = static_cast<unsigned char>(text[at]);
+    const size_t length = Utf8Sequence(text, at);
+    if (length == 0) {
+      std::snprintf(buffer, sizeof(buffer), "\\udc%02x", c);
+      out += buffer;
+      ++at;
+      continue;
+    }
+    if (length > 1) {
+      out.append(text, at, length);
+      at += length;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (c < 0x20) {
-          char buffer[8];
+        if (c < 0x20 || c == 0x7f) {
           std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
           out += buffer;
         } else {
           out.push_back(static_cast<char>(c));
         }
     }
+    ++at;
   }
   return out;
 }
@@ -58,10 +108,25 @@ bool IsPreemption(const search::RecordedDecision& d) {
          d.point.op != search::OpKind::kThreadStart;
 }
 
-std::string Pad(std::string text, size_t width) {
-  if (text.size() > width - 1) text = text.substr(0, width - 2) + "~";
-  text.resize(width, ' ');
-  return text;
+// `text` cut or filled with spaces to `width` characters as a terminal shows them (one column
+// per code point: the timeline uses no wide characters), whole UTF-8 sequences kept.
+std::string Pad(const std::string& text, size_t width) {
+  std::vector<size_t> starts;  // where each character begins
+  for (size_t at = 0; at < text.size();) {
+    starts.push_back(at);
+    const size_t length = Utf8Sequence(text, at);
+    at += length == 0 ? 1 : length;
+  }
+  std::string out;
+  size_t shown = starts.size();
+  if (shown > width - 1) {
+    out = text.substr(0, starts[width - 2]) + "~";
+    shown = width - 1;
+  } else {
+    out = text;
+  }
+  out.append(width - shown, ' ');
+  return out;
 }
 
 std::string OutcomeLine(const Outcome& outcome) {

@@ -38,7 +38,9 @@ class Decoder {
       case RecordType::kOptions: return Options(in);
       case RecordType::kThread: {
         ThreadInfo thread;
-        thread.thread.value = static_cast<uint32_t>(in.Varint());
+        const uint64_t number = in.Varint();
+        if (number > UINT32_MAX) return Damaged("a thread number out of range");
+        thread.thread.value = static_cast<uint32_t>(number);
         thread.pid = in.Signed();
         thread.tid = in.Signed();
         trace_.threads.push_back(thread);

@@ -32,6 +32,13 @@ TraceWriter::~TraceWriter() {
 }
 
 Result<void> TraceWriter::Open(const std::string& path, bool replace, const std::string& tool_version) {
+  // A failure is kept: a writer that never opened finishes with the same error, not a trace.
+  Result<void> opened = OpenFile(path, replace, tool_version);
+  if (!opened) error_ = Error{opened.error()};
+  return opened;
+}
+
+Result<void> TraceWriter::OpenFile(const std::string& path, bool replace, const std::string& tool_version) {
   path_ = path;
   replace_ = replace;
   struct stat existing{};
@@ -164,6 +171,8 @@ void TraceWriter::WriteOutcome(const Outcome& outcome) {
 }
 
 Result<void> TraceWriter::Finish() {
+  if (error_) return *error_;
+  if (fd_ < 0) return Error{"the trace " + path_ + " was never opened"};
   FlushRepeats();
   scratch_.Clear();
   scratch_.Varint(records_);

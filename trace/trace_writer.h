@@ -36,6 +36,7 @@ class TraceWriter {
   uint64_t Decisions() const { return decisions_; }
 
  private:
+  Result<void> OpenFile(const std::string& path, bool replace, const std::string& tool_version);
   void Emit(RecordType type, const std::string& payload);
   void FlushRepeats();
 
