@@ -84,13 +84,24 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   options.max_processes = settings.max_processes;
   options.epoch = settings.epoch;
   options.seed = settings.seed;
-  options.isolation.namespaces = settings.isolation;
+  options.isolation = supervisor::IsolationFromWord(settings.isolation);
   options.isolation_required = settings.isolation_required;
   options.notice = [&messages](const std::string& text) { messages.Say(text); };
+  prepared.input = settings.input;
   return prepared;
 }
 
-supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy, int* isolated) {
+supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy, uint64_t* isolated) {
+  if (prepared.input) {
+    std::string notice;
+    if (auto provided = supervisor::ProvideStandardInput(*prepared.input, &notice); !provided) {
+      supervisor::ExecutionResult failed;
+      failed.outcome = search::Outcome::kError;
+      failed.message = provided.error();
+      return failed;
+    }
+    if (!notice.empty() && prepared.options.notice) prepared.options.notice(notice);
+  }
   supervisor::Supervisor supervisor(prepared.options, strategy);
   supervisor::InstallStopHandlers();
   if (prepared.spec.trap_timestamp_counter) supervisor::TrapOwnTimestampCounter();

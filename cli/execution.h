@@ -11,6 +11,7 @@
 #include "cli/messages.h"
 #include "search/strategy.h"
 #include "seccomp/filter.h"
+#include "supervisor/standard_input.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::cli {
@@ -26,14 +27,21 @@ struct ExecutionSettings {
   size_t max_processes = 1000;
   std::optional<int64_t> epoch;      // empty: real time
   uint64_t seed = 0;
-  int isolation = 0;                 // CLONE_NEW* flags
+  uint64_t isolation = 0;            // --isolate: CLONE_NEW* flags and supervisor::kPrivateTmp
   bool isolation_required = false;
+  // What each execution's stdin holds (read once, when it is not a terminal); empty: the
+  // program inherits chess-trace's stdin.
+  std::optional<supervisor::CapturedInput> input;
 };
+
+// How much standard input chess-trace reads to record it.
+inline constexpr size_t kStandardInputLimit = size_t{256} << 20;
 
 struct PreparedExecution {
   supervisor::LaunchSpec spec;
   supervisor::SupervisorOptions options;
   std::unique_ptr<seccomp::BpfProgram> filter;  // spec.filter points at it
+  std::optional<supervisor::CapturedInput> input;  // given afresh to each execution
 };
 
 // Resolves the program, compiles the filter and pins chess-trace to a CPU. On failure the
@@ -42,7 +50,8 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
 
 // Runs one execution with `strategy` deciding (the stop handlers installed, chess-trace's own
 // rdtsc trapped when the program's is).
-supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy, int* isolated = nullptr);
+supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy,
+                                    uint64_t* isolated = nullptr);
 
 // Says how the execution ended (or why it could not run), and writes the JSON report if asked.
 // Returns false when the report could not be written.

@@ -104,7 +104,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
   run->add_option("--isolate", options.isolate,
                   "Namespaces the program's tree runs in, so its pids, tids and hostname are the "
                   "same every run: a comma-separated list of pid, uts, ipc, mnt, or none (default: "
-                  "all four where the kernel allows them; given explicitly, a refusal is an error)")
+                  "all four where the kernel allows them; given explicitly, a refusal is an error). "
+                  "`tmp` adds a fresh, empty /tmp of the tree's own (a tmpfs, gone after the run)")
       ->type_name("LIST");
   run->add_flag("--real-time", options.real_time,
                 "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
@@ -153,6 +154,16 @@ int RunCommand(const RunOptions& options) {
   settings.isolation = *isolation;
   settings.isolation_required = options.isolate.has_value();
 
+  if (!options.trace_path.empty()) {
+    // Recorded so that a replay reads the same bytes.
+    auto input = supervisor::CaptureStandardInput(kStandardInputLimit);
+    if (!input) {
+      messages.Say(input.error());
+      return kExitError;
+    }
+    settings.input = std::move(input.value());
+  }
+
   auto prepared = PrepareExecution(settings, messages);
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
@@ -166,7 +177,7 @@ int RunCommand(const RunOptions& options) {
       return kExitError;
     }
   }
-  int isolated = 0;
+  uint64_t isolated = 0;
   const supervisor::ExecutionResult result =
       Execute(execution, recording ? static_cast<search::Strategy&>(recording->Strategy()) : strategy, &isolated);
   bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, messages);

@@ -70,8 +70,9 @@ int ReplayCommand(const ReplayOptions& options) {
   settings.slice_ms = static_cast<double>(trace->options.slice_nanos) / 1e6;
   settings.epoch = trace->options.epoch;
   settings.seed = trace->options.seed;
-  settings.isolation = static_cast<int>(trace->options.isolation);
+  settings.isolation = trace->options.isolation;
   settings.isolation_required = trace->options.isolation != 0;
+  if (trace->standard_input) settings.input = FromTrace(*trace->standard_input);
   if (options.command.empty() && settings.command.front().find('/') == std::string::npos) {
     settings.command.front() = trace->command.path;  // as it was resolved when recorded
   }

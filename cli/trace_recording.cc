@@ -11,6 +11,15 @@ namespace chess::cli {
 
 std::string ToolVersion() { return CHESS_TRACE_VERSION; }
 
+trace::StandardInput ToTrace(const supervisor::CapturedInput& input) {
+  return {static_cast<trace::StandardInput::Kind>(input.kind), input.bytes};
+}
+
+supervisor::CapturedInput FromTrace(const trace::StandardInput& input) {
+  return {static_cast<supervisor::CapturedInput::Kind>(input.kind), input.bytes};
+}
+static_assert(trace::kLastInputKind == supervisor::kLastInputKind, "the trace names every kind of standard input");
+
 Result<void> TraceRecording::Open(const std::string& path, bool replace, const ExecutionSettings& settings,
                                   PreparedExecution& execution) {
   if (auto opened = writer_.Open(path, replace, ToolVersion()); !opened) return opened;
@@ -20,17 +29,18 @@ Result<void> TraceRecording::Open(const std::string& path, bool replace, const E
   command.cwd = settings.cwd;
   command.env = settings.env;
   writer_.WriteCommand(command);
+  writer_.WriteStandardInput(settings.input ? ToTrace(*settings.input) : trace::StandardInput{});
   execution.options.log = &recorder_;
   return {};
 }
 
 Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
-                                    int isolated) {
+                                    uint64_t isolated) {
   trace::Options options;
   options.strategy = recorder_.Describe();
   options.seed = settings.seed;
   options.epoch = settings.epoch;
-  options.isolation = static_cast<uint64_t>(isolated);
+  options.isolation = isolated;
   options.slice_nanos = static_cast<uint64_t>(settings.slice_ms * 1e6);
   options.visible_cpus = static_cast<uint64_t>(get_nprocs());
   writer_.WriteOptions(options);

@@ -22,12 +22,17 @@ class TraceRecording {
   search::Strategy& Strategy() { return recorder_; }
   // Writes the options (with the namespaces the run really had) and the outcome, and puts the
   // file in place.
-  Result<void> Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings, int isolated);
+  Result<void> Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
+                      uint64_t isolated);
 
  private:
   trace::TraceWriter writer_;
   trace::TraceRecorder recorder_;
 };
+
+// Standard input as a trace holds it, and back.
+trace::StandardInput ToTrace(const supervisor::CapturedInput& input);
+supervisor::CapturedInput FromTrace(const trace::StandardInput& input);
 
 // The tool version written into traces and compared when reading them.
 std::string ToolVersion();

@@ -26,9 +26,13 @@ constexpr char kMapsWritten = 'M';
 
 struct Flag {
   const char* name;
-  int flag;
+  uint64_t flag;
 };
-constexpr Flag kFlags[] = {{"pid", CLONE_NEWPID}, {"uts", CLONE_NEWUTS}, {"ipc", CLONE_NEWIPC}, {"mnt", CLONE_NEWNS}};
+constexpr Flag kFlags[] = {{"pid", CLONE_NEWPID},
+                           {"uts", CLONE_NEWUTS},
+                           {"ipc", CLONE_NEWIPC},
+                           {"mnt", CLONE_NEWNS},
+                           {"tmp", kPrivateTmp | CLONE_NEWNS}};
 
 // What the init needs; it lives in the init's copy of chess-trace's memory.
 struct InitContext {
@@ -124,6 +128,12 @@ int InitMain(void* argument) {
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
       error = errno;
     }
+    // A /tmp of the tree's own: what one execution leaves there (a socket, a lock file, a
+    // name mkstemp chose) is not seen by the next, nor by anyone else.
+    if (error == 0 && spec.private_tmp &&
+        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
+      error = errno;
+    }
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {
     if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0 || setdomainname("(none)", 6) != 0) error = errno;
@@ -175,9 +185,16 @@ int InitMain(void* argument) {
 
 }  // namespace
 
-Result<int> ParseIsolation(const std::string& list) {
-  if (list == "none") return 0;
-  int flags = 0;
+IsolationSpec IsolationFromWord(uint64_t isolation) {
+  IsolationSpec spec;
+  spec.namespaces = static_cast<int>(isolation & 0xffffffffu);
+  spec.private_tmp = (isolation & kPrivateTmp) != 0;
+  return spec;
+}
+
+Result<uint64_t> ParseIsolation(const std::string& list) {
+  if (list == "none") return uint64_t{0};
+  uint64_t flags = 0;
   size_t start = 0;
   while (start <= list.size()) {
     const size_t end = std::min(list.find(',', start), list.size());
@@ -191,17 +208,17 @@ Result<int> ParseIsolation(const std::string& list) {
     }
     if (!known) {
       return Error{"--isolate: unknown namespace `" + name + "`; expected none, or a comma-separated list of "
-                   "pid, uts, ipc, mnt"};
+                   "pid, uts, ipc, mnt, tmp"};
     }
     start = end + 1;
   }
   return flags;
 }
 
-std::string IsolationName(int namespaces) {
+std::string IsolationName(uint64_t isolation) {
   std::string text;
   for (const Flag& flag : kFlags) {
-    if (namespaces & flag.flag) text += (text.empty() ? "" : ",") + std::string(flag.name);
+    if ((isolation & flag.flag) == flag.flag) text += (text.empty() ? "" : ",") + std::string(flag.name);
   }
   return text.empty() ? "none" : text;
 }
@@ -226,12 +243,13 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   if (init < 0) {
     const int error = errno;
     close(sockets[0]);
-    return Error{std::string("cannot create namespaces (") + IsolationName(spec.namespaces) + "): " +
+    return Error{std::string("cannot create namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) + "): " +
                  std::strerror(error)};
   }
   init_pid_ = init;
   control_ = sockets[0];
   namespaces_ = spec.namespaces;
+  private_tmp_ = spec.private_tmp;
   if (flags & CLONE_NEWUSER) {
     const std::string base = "/proc/" + std::to_string(init) + "/";
     auto write_file = [](const std::string& path, const std::string& text) {
@@ -256,7 +274,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   } while (got < 0 && errno == EINTR);
   if (got != sizeof(error) || error != 0) {
     Abandon();
-    return Error{std::string("cannot set up the namespaces (") + IsolationName(spec.namespaces) +
+    return Error{std::string("cannot set up the namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) +
                  "): " + (error != 0 ? std::strerror(error) : "the init failed")};
   }
   return {};

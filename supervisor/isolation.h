@@ -18,16 +18,21 @@
 
 namespace chess::supervisor {
 
-// Which namespaces (CLONE_NEW* flags); 0: none.
+// --isolate as one word: CLONE_NEW* flags in the low 32 bits, and kPrivateTmp.
+inline constexpr uint64_t kPrivateTmp = uint64_t{1} << 32;  // a fresh tmpfs on /tmp (in a mount namespace)
+
+// Which namespaces (CLONE_NEW* flags, 0: none), and whether /tmp is the tree's own.
 struct IsolationSpec {
   int namespaces = 0;
+  bool private_tmp = false;
   std::string hostname = "chess-trace";
 };
+IsolationSpec IsolationFromWord(uint64_t isolation);
 
-// Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt.
-Result<int> ParseIsolation(const std::string& list);
-// "pid,uts,ipc,mnt" for a set of flags.
-std::string IsolationName(int namespaces);
+// Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt, tmp (tmp implies mnt).
+Result<uint64_t> ParseIsolation(const std::string& list);
+// "pid,uts,ipc,mnt,tmp" for an --isolate word.
+std::string IsolationName(uint64_t isolation);
 
 class IsolatedInit {
  public:
@@ -53,12 +58,14 @@ class IsolatedInit {
 
   pid_t InitPid() const { return init_pid_; }
   int Namespaces() const { return namespaces_; }
+  bool PrivateTmp() const { return private_tmp_; }
 
  private:
   void Abandon();  // a failed start: stop and reap the init
 
   pid_t init_pid_ = 0;
   int namespaces_ = 0;
+  bool private_tmp_ = false;
   int control_ = -1;  // supervisor's end of a socket pair to the init
 };
 

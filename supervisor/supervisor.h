@@ -76,7 +76,8 @@ class Supervisor final : private HandlerServices {
   Supervisor(SupervisorOptions options, search::Strategy& strategy);
   ExecutionResult Run(const LaunchSpec& spec);
   // Which namespaces the last run had (after Run).
-  int IsolatedNamespaces() const { return isolated_; }
+  // The --isolate word the tree really got (CLONE_NEW* flags, kPrivateTmp).
+  uint64_t IsolatedNamespaces() const { return isolated_ | (init_.PrivateTmp() ? kPrivateTmp : 0); }
 
  private:
   // HandlerServices.

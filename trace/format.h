@@ -27,8 +27,9 @@ enum class RecordType : uint8_t {
   kOutsideWait = 6,  // real time waited on the outside world before a decision (moves virtual time)
   kOutcome = 7,      // how the execution ended
   kEnd = 8,          // the number of records before it: the stream is complete
+  kStandardInput = 9,  // what the program's stdin held, when it was not a terminal
 };
-inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kEnd);
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kStandardInput);
 
 struct Command {
   std::string path;  // the executable as resolved
@@ -46,6 +47,15 @@ struct Options {
   bool io_points = false;
   uint64_t visible_cpus = 0;        // the CPU count the program saw
 };
+
+// The program's standard input: read whole before the run (supervisor/standard_input.h), and
+// given again, the same way, to a replay.
+struct StandardInput {
+  enum class Kind : uint8_t { kInherited = 0, kPipe = 1, kFile = 2, kClosed = 3 };
+  Kind kind = Kind::kInherited;
+  std::string bytes;
+};
+inline constexpr uint8_t kLastInputKind = static_cast<uint8_t>(StandardInput::Kind::kClosed);
 
 struct ThreadInfo {
   search::ThreadId thread;
@@ -73,6 +83,7 @@ struct Trace {
   std::string tool_version;
   Command command;
   Options options;
+  std::optional<StandardInput> standard_input;  // empty: not recorded (an older trace)
   std::vector<ThreadInfo> threads;
   std::vector<search::RecordedDecision> decisions;
   std::vector<OutsideWait> outside_waits;

@@ -129,6 +129,16 @@ std::string Pad(const std::string& text, size_t width) {
   return out;
 }
 
+const char* InputKindName(StandardInput::Kind kind) {
+  switch (kind) {
+    case StandardInput::Kind::kInherited: return "inherited";
+    case StandardInput::Kind::kPipe: return "pipe";
+    case StandardInput::Kind::kFile: return "file";
+    case StandardInput::Kind::kClosed: return "closed";
+  }
+  return "unknown";
+}
+
 std::string OutcomeLine(const Outcome& outcome) {
   std::string line = std::string(search::OutcomeName(outcome.outcome));
   if (outcome.exit_status) line += ", exit status " + std::to_string(*outcome.exit_status);
@@ -149,6 +159,15 @@ std::string RenderText(const Trace& trace) {
     out << ", epoch " << *trace.options.epoch / 1'000'000'000;
   } else {
     out << ", real time";
+  }
+  if (trace.standard_input) {
+    const StandardInput& input = *trace.standard_input;
+    out << "\n  standard input: ";
+    switch (input.kind) {
+      case StandardInput::Kind::kInherited: out << "a terminal or a device, not recorded"; break;
+      case StandardInput::Kind::kClosed: out << "closed"; break;
+      default: out << "a " << InputKindName(input.kind) << " of " << input.bytes.size() << " bytes"; break;
+    }
   }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
@@ -200,7 +219,14 @@ std::string RenderJson(const Trace& trace) {
       << ", \"epoch\": " << (trace.options.epoch ? std::to_string(*trace.options.epoch) : "null")
       << ", \"isolation\": " << trace.options.isolation << ", \"slice_nanos\": " << trace.options.slice_nanos
       << ", \"io_points\": " << (trace.options.io_points ? "true" : "false")
-      << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"threads\": [";
+      << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"standard_input\": ";
+  if (trace.standard_input) {
+    out << "{\"kind\": \"" << InputKindName(trace.standard_input->kind) << "\", \"bytes\": "
+        << Quoted(trace.standard_input->bytes) << "}";
+  } else {
+    out << "null";
+  }
+  out << ",\n \"threads\": [";
   for (size_t i = 0; i < trace.threads.size(); ++i) {
     const ThreadInfo& t = trace.threads[i];
     out << (i ? ", " : "") << "{\"thread\": " << t.thread.value << ", \"pid\": " << t.pid << ", \"tid\": " << t.tid << "}";

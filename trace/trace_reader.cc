@@ -17,6 +17,7 @@ constexpr size_t kMaxFile = size_t{1} << 32;
 constexpr size_t kMaxStream = size_t{1} << 33;
 constexpr size_t kMaxDecisions = 10'000'000;
 constexpr size_t kMaxString = 1 << 20;
+constexpr size_t kMaxInput = size_t{1} << 31;  // standard input (chess-trace reads at most 256 MiB)
 constexpr size_t kMaxStrings = 1 << 20;
 constexpr size_t kMaxToolVersion = 256;
 
@@ -58,6 +59,7 @@ class Decoder {
       }
       case RecordType::kOutcome: return Outcome(in);
       case RecordType::kEnd: return {};  // checked by the caller
+      case RecordType::kStandardInput: return StandardInput(in);
     }
     return Damaged("an unknown record");
   }
@@ -98,6 +100,21 @@ class Decoder {
     if (io_points > 1) return Damaged("an option record with a bad flag");
     options.io_points = io_points != 0;
     options.visible_cpus = in.Varint();
+    return {};
+  }
+
+  Result<void> StandardInput(ByteReader& in) {
+    if (trace_.standard_input) return Damaged("two standard input records");
+    trace::StandardInput input;
+    const uint8_t kind = in.U8();
+    if (kind > kLastInputKind) return Damaged("a standard input of unknown kind " + std::to_string(kind));
+    input.kind = static_cast<trace::StandardInput::Kind>(kind);
+    input.bytes = in.String(kMaxInput);
+    if (in.ok() && !input.bytes.empty() &&
+        (input.kind == trace::StandardInput::Kind::kInherited || input.kind == trace::StandardInput::Kind::kClosed)) {
+      return Damaged("bytes recorded for a standard input that was not read");
+    }
+    trace_.standard_input = std::move(input);
     return {};
   }
 

@@ -113,6 +113,14 @@ void TraceWriter::WriteOptions(const Options& options) {
   Emit(RecordType::kOptions, scratch_.bytes());
 }
 
+void TraceWriter::WriteStandardInput(const StandardInput& input) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.U8(static_cast<uint8_t>(input.kind));
+  scratch_.String(input.bytes);
+  Emit(RecordType::kStandardInput, scratch_.bytes());
+}
+
 void TraceWriter::WriteThread(const ThreadInfo& thread) {
   FlushRepeats();
   scratch_.Clear();

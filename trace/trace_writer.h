@@ -25,6 +25,7 @@ class TraceWriter {
 
   void WriteCommand(const Command& command);
   void WriteOptions(const Options& options);
+  void WriteStandardInput(const StandardInput& input);
   void WriteThread(const ThreadInfo& thread);
   void WriteDecision(const search::RecordedDecision& decision);
   void WriteOutsideWait(const OutsideWait& wait);

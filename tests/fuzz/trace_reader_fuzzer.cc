@@ -83,6 +83,11 @@ bool SameTrace(const Trace& a, const Trace& b) {
       a.outside_waits.size() != b.outside_waits.size() || a.outcome.has_value() != b.outcome.has_value()) {
     return false;
   }
+  if (a.standard_input.has_value() != b.standard_input.has_value() ||
+      (a.standard_input && (a.standard_input->kind != b.standard_input->kind ||
+                            a.standard_input->bytes != b.standard_input->bytes))) {
+    return false;
+  }
   for (size_t i = 0; i < a.threads.size(); ++i) {
     if (a.threads[i].thread != b.threads[i].thread || a.threads[i].pid != b.threads[i].pid || a.threads[i].tid != b.threads[i].tid) {
       return false;
@@ -124,6 +129,7 @@ void RoundTrip(const Trace& trace) {
     chess::trace::TraceWriter writer;
     if (!writer.Open(path, /*replace=*/true, trace.tool_version).ok()) Fail("TraceWriter::Open failed");
     writer.WriteCommand(trace.command);
+    if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
     writer.WriteOptions(trace.options);
     for (const auto& thread : trace.threads) writer.WriteThread(thread);
     size_t wait = 0;

@@ -27,12 +27,13 @@ import time
 TIMEOUT = 60
 
 
-def run(command, timeout=TIMEOUT):
-    """Runs a command in its own process group; returns (exit code, stdout, stderr)."""
+def run(command, timeout=TIMEOUT, stdin=subprocess.DEVNULL, input_bytes=None):
+    """Runs a command in its own process group; returns (exit code, stdout, stderr). Its stdin is
+    /dev/null, or `stdin` (a file), or a pipe that carries `input_bytes`."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
+                               stdin=subprocess.PIPE if input_bytes is not None else stdin, start_new_session=True)
     try:
-        out, err = process.communicate(timeout=timeout)
+        out, err = process.communicate(input=input_bytes, timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         out, err = process.communicate()
@@ -457,13 +458,29 @@ def virtual_time(chess_trace, runs, max_wall, run_options, program):
     print(f"ok: {runs} run{'s' if runs != 1 else ''} exited 0, the slowest in {slowest:.3f} s of wall time")
 
 
-def record_replay(chess_trace, replays, rebuilt, program):
+def record_replay(chess_trace, replays, rebuilt, program, input_lines=0, input_kind="pipe", run_options=()):
     """Records the program with run --trace, then replays the trace `replays` times: each replay
     must say it reproduced the run and print exactly the recorded run's stdout. With `rebuilt`,
-    the replays run a copy of the program at another path, as a clean rebuild would be."""
+    the replays run a copy of the program at another path, as a clean rebuild would be. With
+    `input_lines`, the run's stdin holds that many lines (through a pipe or from a file) and the
+    replays' stdin is /dev/null: what the program read must come from the trace."""
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "run.trace")
-        code, out, err = run([chess_trace, "run", "--trace", trace, "--"] + program)
+        command = [chess_trace, "run", "--trace", trace] + list(run_options) + ["--"] + program
+        if input_lines == 0:
+            code, out, err = run(command)
+        else:
+            text = "".join(f"line {n:06d} {(n * 7919) % 1000003}\n" for n in range(input_lines)).encode()
+            if input_kind == "pipe":
+                code, out, err = run(command, input_bytes=text)
+            else:
+                path = os.path.join(tmp, "input.txt")
+                with open(path, "wb") as f:
+                    f.write(text)
+                with open(path, "rb") as f:
+                    code, out, err = run(command, stdin=f)
+            if not out.strip():
+                fail(f"the recorded run printed nothing: it cannot show what it read\nstderr:\n{err}")
         if not os.path.exists(trace):
             fail(f"run --trace wrote no trace (exit {code})\nstderr:\n{err}")
         override = []
@@ -591,6 +608,9 @@ def main():
     p = sub.add_parser("record-replay")
     p.add_argument("--replays", type=int, default=20)
     p.add_argument("--rebuilt", action="store_true")
+    p.add_argument("--input-lines", type=int, default=0, help="lines of stdin for the recorded run")
+    p.add_argument("--input-kind", choices=["pipe", "file"], default="pipe")
+    p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("replay-divergence")
     p.add_argument("--changed", action="append", default=[])
@@ -622,7 +642,8 @@ def main():
     elif args.check == "deterministic":
         deterministic(args.chess_trace, args.runs, args.ids, args.run_option, args.program)
     elif args.check == "record-replay":
-        record_replay(args.chess_trace, args.replays, args.rebuilt, args.program)
+        record_replay(args.chess_trace, args.replays, args.rebuilt, args.program, args.input_lines, args.input_kind,
+                      args.run_option)
     elif args.check == "replay-divergence":
         replay_divergence(args.chess_trace, args.program, args.changed, args.expect)
     elif args.check == "damaged-traces":

@@ -150,6 +150,44 @@ TEST(TraceRecords, HandMadeStreamParses) {
   EXPECT_FALSE(trace->outcome.has_value());
 }
 
+ByteWriter StandardInputPayload(uint8_t kind, const std::string& bytes) {
+  ByteWriter w;
+  w.U8(kind);
+  w.String(bytes);
+  return w;
+}
+
+TEST(TraceRecords, StandardInputDecodesOnceWithAKnownKind) {
+  Stream s;
+  const std::string bytes("line 1\n\0binary\xff", 15);
+  s.Command().Options().Record(RecordType::kStandardInput, StandardInputPayload(1, bytes)).End();
+  auto trace = Parse(s);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_TRUE(trace->standard_input.has_value());
+  EXPECT_EQ(trace->standard_input->kind, StandardInput::Kind::kPipe);
+  EXPECT_EQ(trace->standard_input->bytes, bytes);
+
+  Stream none;
+  none.Command().Options().End();
+  auto older = Parse(none);
+  ASSERT_TRUE(older.ok()) << older.error();
+  EXPECT_FALSE(older->standard_input.has_value());
+
+  Stream unknown;
+  unknown.Command().Options().Record(RecordType::kStandardInput, StandardInputPayload(kLastInputKind + 1, "")).End();
+  ExpectRefused(unknown, "standard input of unknown kind");
+  Stream twice;
+  twice.Command().Options().Record(RecordType::kStandardInput, StandardInputPayload(0, ""))
+      .Record(RecordType::kStandardInput, StandardInputPayload(0, "")).End();
+  ExpectRefused(twice, "two standard input records");
+  // A terminal's or a closed stdin's bytes are never read, so never recorded.
+  for (uint8_t kind : {uint8_t{0}, uint8_t{3}}) {
+    Stream unread;
+    unread.Command().Options().Record(RecordType::kStandardInput, StandardInputPayload(kind, "x")).End();
+    ExpectRefused(unread, "not read");
+  }
+}
+
 TEST(TraceRecords, RecordTypeZeroAndUnknownTypes) {
   for (uint8_t type : {uint8_t{0}, uint8_t{kLastRecordType + 1}, uint8_t{0x7f}, uint8_t{0xff}}) {
     Stream s;

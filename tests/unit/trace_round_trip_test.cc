@@ -237,6 +237,28 @@ TEST(TraceRoundTrip, OptionsWithoutEpochAndNegativeEpoch) {
   }
 }
 
+TEST(TraceRoundTrip, StandardInputOfEveryKind) {
+  std::string large(3 << 20, '\0');  // bigger than a zstd block, with every byte value
+  for (size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>((i * 2654435761u) >> 13);
+  const std::vector<StandardInput> inputs = {{StandardInput::Kind::kInherited, ""},
+                                             {StandardInput::Kind::kPipe, ""},
+                                             {StandardInput::Kind::kPipe, "a\nb\n"},
+                                             {StandardInput::Kind::kFile, large},
+                                             {StandardInput::Kind::kClosed, ""}};
+  for (const StandardInput& input : inputs) {
+    ScratchDirectory dir;
+    Trace trace = test_support::SmallTrace();
+    trace.standard_input = input;
+    ASSERT_TRUE(WriteWholeTrace(dir.File("t"), trace).ok());
+    auto read = ReadTrace(dir.File("t"), kVersion);
+    ASSERT_TRUE(read.ok()) << read.error();
+    ASSERT_TRUE(read->standard_input.has_value());
+    EXPECT_EQ(read->standard_input->kind, input.kind);
+    EXPECT_EQ(read->standard_input->bytes, input.bytes);
+    ExpectSameTrace(trace, *read);
+  }
+}
+
 TEST(TraceRoundTrip, EveryOutcomeAndNoOutcome) {
   for (int kind = 0; kind <= static_cast<int>(search::Outcome::kError); ++kind) {
     ScratchDirectory dir;

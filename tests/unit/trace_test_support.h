@@ -108,6 +108,7 @@ inline Result<void> WriteWholeTrace(const std::string& path, const Trace& trace,
   TraceWriter writer;
   if (auto opened = writer.Open(path, replace, trace.tool_version); !opened) return opened;
   writer.WriteCommand(trace.command);
+  if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
   writer.WriteOptions(trace.options);
   size_t thread = 0;
   size_t wait = 0;
