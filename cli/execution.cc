@@ -53,7 +53,7 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
     messages.Say(problem->message);
     return problem->exit_code;
   }
-  auto filter = seccomp::CompileFilter(seccomp::SyscallTable());
+  auto filter = seccomp::CompileFilter(seccomp::SyscallTable(), settings.observe_all);
   if (!filter) {
     messages.Say(filter.error());
     return kExitError;

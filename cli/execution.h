@@ -32,6 +32,7 @@ struct ExecutionSettings {
   // What each execution's stdin holds (read once, when it is not a terminal); empty: the
   // program inherits chess-trace's stdin.
   std::optional<supervisor::CapturedInput> input;
+  bool observe_all = false;          // trap every syscall, for an observer (--check-determinism)
 };
 
 // How much standard input chess-trace reads to record it.

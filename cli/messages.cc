@@ -1,17 +1,34 @@
 #include "cli/messages.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
 namespace chess::cli {
 
+Messages::Messages() {
+  const int copy = fcntl(2, F_DUPFD_CLOEXEC, 3);
+  if (copy >= 0) {
+    own_ = fdopen(copy, "w");
+    if (own_ != nullptr) {
+      out_ = own_;
+    } else {
+      close(copy);
+    }
+  }
+}
+
 Messages::~Messages() {
-  if (out_ != stderr) fclose(out_);
+  if (own_ != nullptr) fclose(own_);
 }
 
 Result<void> Messages::OpenLog(const std::string& path) {
   FILE* file = fopen(path.c_str(), "ae");
   if (file == nullptr) return Error{"--log " + path + ": " + std::strerror(errno)};
+  if (own_ != nullptr) fclose(own_);
+  own_ = file;
   out_ = file;
   return {};
 }

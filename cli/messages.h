@@ -10,6 +10,9 @@ namespace chess::cli {
 
 class Messages {
  public:
+  // Writes to a copy of fd 2 made now, so that messages still reach the terminal while the
+  // program's output is captured (supervisor/output_capture.h points fd 2 elsewhere then).
+  Messages();
   ~Messages();
   // Sends every later message to `path` (appending).
   Result<void> OpenLog(const std::string& path);
@@ -18,6 +21,7 @@ class Messages {
 
  private:
   FILE* out_ = stderr;
+  FILE* own_ = nullptr;  // the copy of stderr, or the log
 };
 
 }  // namespace chess::cli

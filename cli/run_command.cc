@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/determinism_command.h"
 #include "cli/execution.h"
 #include "cli/trace_recording.h"
 #include "cli/exit_codes.h"
@@ -110,6 +111,15 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
   run->add_flag("--real-time", options.real_time,
                 "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
                 "(for programs that talk to the outside world against real timeouts)");
+  run->add_option("--check-determinism", options.check_determinism,
+                  "Run the program N times (N >= 2) with the same seed, standard input and schedule, "
+                  "compare every syscall and every result, and name the first difference: the "
+                  "syscall, both values, the stack — and the likely cause before it (a /proc file, a "
+                  "call chess-trace does not control), plus any rdrand/rdseed in the program's code. "
+                  "Exits 0 when all runs did the same, 1 otherwise. Each run's output is captured; "
+                  "the first one's is shown")
+      ->type_name("N")
+      ->check(CLI::Range(2, 1000));
   run->add_option("command", options.command,
                   "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");
@@ -154,6 +164,13 @@ int RunCommand(const RunOptions& options) {
   settings.isolation = *isolation;
   settings.isolation_required = options.isolate.has_value();
 
+  if (options.check_determinism != 0) {
+    if (!options.trace_path.empty()) {
+      messages.Say("--check-determinism and --trace cannot be combined: record a run with --trace on its own");
+      return kExitError;
+    }
+    return CheckDeterminism(std::move(settings), options.check_determinism, messages);
+  }
   if (!options.trace_path.empty()) {
     // Recorded so that a replay reads the same bytes.
     auto input = supervisor::CaptureStandardInput(kStandardInputLimit);

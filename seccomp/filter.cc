@@ -30,8 +30,8 @@ Error LibseccompError(const char* what, int rc) {
 
 }  // namespace
 
-Result<BpfProgram> CompileFilter(std::span<const SyscallRow> table) {
-  Context ctx(seccomp_init(SCMP_ACT_ALLOW));
+Result<BpfProgram> CompileFilter(std::span<const SyscallRow> table, bool observe_all) {
+  Context ctx(seccomp_init(observe_all ? SCMP_ACT_TRACE(kObserveOnly) : SCMP_ACT_ALLOW));
   if (!ctx) return Error{"libseccomp: seccomp_init failed (is libseccomp2 installed?)"};
   if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)); rc < 0) {
     return LibseccompError("setting the foreign-ABI action", rc);

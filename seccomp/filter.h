@@ -4,6 +4,7 @@
 
 #include <linux/filter.h>
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,8 +22,12 @@ struct BpfProgram {
 // everything else run at full speed. Syscalls made through another ABI (i386 `int 0x80`, x32)
 // fail with ENOSYS in the kernel: the serializer could not see them, and refusing them there
 // means every trace stop is a native syscall of the table. Built in the supervisor, installed
-// by the child after fork.
-Result<BpfProgram> CompileFilter(std::span<const SyscallRow> table);
+// by the child after fork. With `observe_all`, every other syscall is trapped too, with
+// kObserveOnly in the data bits (for --check-determinism, which looks at every result).
+Result<BpfProgram> CompileFilter(std::span<const SyscallRow> table, bool observe_all = false);
+
+// The data bits of a syscall trapped only to be observed (see CompileFilter).
+inline constexpr uint16_t kObserveOnly = 0xffff;
 
 // The name of any syscall number of the host architecture ("read"), or "syscall_N".
 std::string SyscallName(long nr);

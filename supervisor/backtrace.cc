@@ -154,6 +154,19 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
   return frames;
 }
 
+StackFrame SymbolizeAddress(pid_t tid, uint64_t pc) {
+  StackFrame frame;
+  frame.pc = pc;
+  const std::vector<Mapping> mappings = ReadMappings(tid);
+  if (const Mapping* mapping = MappingOf(mappings, pc); mapping != nullptr) {
+    frame.module = mapping->file;
+    frame.module_offset = pc - mapping->start + mapping->file_offset;
+  }
+  // The module and offset only: naming the function needs a cursor, and this pc is not on a
+  // stack (this libunwind has no lookup by address alone).
+  return frame;
+}
+
 std::string FormatFrame(const StackFrame& frame) {
   char text[64];
   if (!frame.function.empty()) {

@@ -22,6 +22,10 @@ struct StackFrame {
 // and none when `tid` does not exist or is not stopped by this tracer.
 std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames = 32);
 
+// One code address of `tid`'s process as a frame: the file it is in and its offset there (for
+// an address seen earlier, in this process or one with the same mappings).
+StackFrame SymbolizeAddress(pid_t tid, uint64_t pc);
+
 // "pthread_mutex_lock+0x8e (libc.so.6)", or "?? (libc.so.6+0x91234)" when the function has no
 // symbol (a stripped library's internal function), or "0x7f12… (?)" outside any file.
 std::string FormatFrame(const StackFrame& frame);

@@ -190,6 +190,8 @@ bool Supervisor::Dispatch(Thread& thread) {
         CHESS_CHECK(false, "a deferred operation asked for another scheduling point");
     }
   }
+  // The kernel runs its call now (no emulated result stored, no exit stop wanted).
+  const bool into_kernel = thread.at_seccomp_stop && !thread.result && !thread.entry_pending;
   FlushRegisters(thread);
   // The slice and the syscall budget restart on a switch and after a yield or a block, never
   // merely at a scheduling point.
@@ -223,6 +225,8 @@ bool Supervisor::Dispatch(Thread& thread) {
   // If it died meanwhile, its death event follows.
   if (to_syscall_exit) {
     ptrace::ResumeToSyscallExit(thread.tid);
+  } else if (into_kernel && signal == 0) {
+    ResumeIntoKernel(thread);
   } else {
     ptrace::Resume(thread.tid, signal);
   }

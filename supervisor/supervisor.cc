@@ -13,7 +13,10 @@
 #include <cstring>
 
 #include "seccomp/filter.h"
+#include "supervisor/backtrace.h"
+#include "supervisor/instruction_scan.h"
 #include "supervisor/invariant.h"
+#include "supervisor/syscall_digest.h"
 #include "supervisor/thread_report.h"
 #include "supervisor/transfer.h"
 
@@ -303,6 +306,16 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   thread.signal_wait.reset();
   if (thread.call.nr != SYS_restart_syscall) thread.restartable.reset();
   if (thread.transfer && !ReentersTransfer(thread)) thread.transfer.reset();
+  if (options_.observer != nullptr) {
+    if (!Observe(thread, EntryEvent(thread))) return;
+    // Trapped only to be looked at (the filter traps everything for an observer).
+    const std::optional<unsigned long> data = ptrace::EventMessage(thread.tid);
+    if (data && *data == seccomp::kObserveOnly) {
+      thread.at_seccomp_stop = false;
+      ResumeIntoKernel(thread);
+      return;
+    }
+  }
   if (thread.native_once) {
     thread.native_once = false;
     Apply(thread, Disposition::Native());
@@ -336,6 +349,50 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   EnterSyscall(thread);
 }
 
+bool Supervisor::Observe(Thread& thread, const search::SyscallEvent& event) {
+  search::EventContext context;
+  context.backtrace = [&thread] {
+    std::string text;
+    for (const StackFrame& frame : CaptureBacktrace(thread.tid)) text += "      " + FormatFrame(frame) + "\n";
+    return text;
+  };
+  context.symbolize = [&thread](uint64_t ip) { return FormatFrame(SymbolizeAddress(thread.tid, ip)); };
+  context.untrappable_sites = [this, &thread] { return UntrappableSites(thread.tid); };
+  if (options_.observer->Observe(event, context)) return true;
+  Finish(search::Outcome::kDivergence, "it did something else than the first run");
+  return false;
+}
+
+std::vector<std::string> Supervisor::UntrappableSites(pid_t tid) {
+  std::vector<std::string> lines;
+  // The files as the tree sees them (its mount namespace, its /tmp).
+  const std::string root = "/proc/" + std::to_string(tid) + "/root";
+  for (const std::string& file : ExecutableFiles(tid)) {
+    auto cached = scanned_files_.find(file);
+    if (cached == scanned_files_.end()) {
+      std::vector<std::string> found;
+      for (const InstructionSite& site : FindUntrappableInstructions(root + file)) {
+        char address[32];
+        std::snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(site.address));
+        found.push_back(site.instruction + " at " + file + ":" + address +
+                        (site.function.empty() ? "" : " in " + site.function));
+      }
+      cached = scanned_files_.emplace(file, std::move(found)).first;
+    }
+    lines.insert(lines.end(), cached->second.begin(), cached->second.end());
+  }
+  return lines;
+}
+
+void Supervisor::ResumeIntoKernel(Thread& thread) {
+  if (options_.observer != nullptr) {
+    thread.observing_exit = true;
+    ptrace::ResumeToSyscallExit(thread.tid);
+  } else {
+    ptrace::Resume(thread.tid);
+  }
+}
+
 void Supervisor::EnterSyscall(Thread& thread) {
   const seccomp::SyscallRow* row = seccomp::FindSyscall(thread.call.nr);
   if (row == nullptr) {
@@ -365,7 +422,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       if (disposition.registers_changed || thread.registers_dirty) ptrace::SetRegisters(thread.tid, thread.regs);
       thread.registers_dirty = false;
       thread.at_seccomp_stop = false;
-      ptrace::Resume(thread.tid);
+      ResumeIntoKernel(thread);
       return;
     case Disposition::Kind::kNativeThenExit:
       ptrace::SetRegisters(thread.tid, thread.regs);
@@ -433,6 +490,12 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "syscall-exit stop of a thread that was not running");
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
   last_progress_ = EventTime();
+  if (thread.observing_exit) {
+    thread.observing_exit = false;
+    if (!Observe(thread, ExitEvent(thread))) return;
+    ptrace::Resume(thread.tid);
+    return;
+  }
   thread.at_syscall_exit = true;
   SyscallContext context{thread, *this};
   const FamilyHandler handler = HandlerFor(thread.call.family);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "search/determinism_check.h"
 #include "search/execution_log.h"
 #include "search/strategy.h"
 #include "supervisor/clock.h"
@@ -67,6 +68,10 @@ struct SupervisorOptions {
   bool isolation_required = false;
   // Where the execution's inputs from outside are recorded or replayed from (may be null).
   search::ExecutionLog* log = nullptr;
+  // Sees every syscall's entry and, when the kernel runs it, its exit (--check-determinism; the
+  // filter must then trap everything: seccomp::CompileFilter's observe_all). It may end the
+  // execution, as a divergence.
+  search::SyscallObserver* observer = nullptr;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -146,6 +151,12 @@ class Supervisor final : private HandlerServices {
   // Whether the running thread has used up its slice: CPU time it spent, not wall time, so a
   // machine busy with other work does not cut slices short.
   bool SliceUsed(const Thread& thread);
+  // The observer's view of the thread's syscall; false when it ended the execution.
+  bool Observe(Thread& thread, const search::SyscallEvent& event);
+  // rdrand/rdseed sites in what `tid`'s process has mapped (instruction_scan.h), files cached.
+  std::vector<std::string> UntrappableSites(pid_t tid);
+  // Resumes a thread whose syscall the kernel now runs: to its exit when an observer looks.
+  void ResumeIntoKernel(Thread& thread);
   // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).
   bool EmulateTimestampCounter(Thread& thread);
 
@@ -246,6 +257,7 @@ class Supervisor final : private HandlerServices {
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;
+  std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
   std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending
   bool signal_check_all_ = false;
   MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically

@@ -179,6 +179,7 @@ struct Thread {
   bool registers_dirty = false;
   // Resume with a stop at the syscall's exit (a released call whose result must be seen).
   bool resume_to_exit = false;
+  bool observing_exit = false;  // resumed to its syscall's exit for the observer only
 
   // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
   // restart_syscall, the wait goes on until the same deadline.
