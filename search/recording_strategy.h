@@ -18,12 +18,7 @@ class RecordingStrategy final : public Strategy {
   }
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override {
     const ThreadId picked = inner_.PickThread(context);
-    RecordedDecision decision;
-    decision.current = context.current;
-    decision.stop = context.current_stop;
-    if (context.current) decision.point = context.point;
-    decision.picked = picked;
-    decisions_.push_back(decision);
+    decisions_.push_back(Decided(context, picked));
     return picked;
   }
   [[nodiscard]] std::optional<std::string> Divergence() const override { return inner_.Divergence(); }

@@ -41,6 +41,15 @@ bool ReplayStrategy::MayInterrupt(ThreadId thread, uint64_t points) const {
   return expected.current == thread && expected.point.op == OpKind::kInterrupted && expected.point.index == points;
 }
 
+RecordedDecision Decided(const SchedulingContext& context, ThreadId picked) {
+  RecordedDecision decision;
+  decision.current = context.current;
+  decision.stop = context.current_stop;
+  if (context.current) decision.point = context.point;
+  decision.picked = picked;
+  return decision;
+}
+
 std::optional<bool> ReplayStrategy::YieldsAt(ThreadId thread, uint64_t points) const {
   if (next_ >= decisions_.size()) return false;
   const RecordedDecision& expected = decisions_[next_];

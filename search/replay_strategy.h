@@ -19,6 +19,9 @@ struct RecordedDecision {
   ThreadId picked;
 };
 
+// The decision a strategy made in `context`, as it is recorded.
+RecordedDecision Decided(const SchedulingContext& context, ThreadId picked);
+
 class ReplayStrategy final : public Strategy {
  public:
   explicit ReplayStrategy(std::vector<RecordedDecision> decisions) : decisions_(std::move(decisions)) {}

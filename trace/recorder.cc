@@ -4,12 +4,7 @@ namespace chess::trace {
 
 search::ThreadId TraceRecorder::PickThread(const search::SchedulingContext& context) {
   const search::ThreadId picked = inner_.PickThread(context);
-  search::RecordedDecision decision;
-  decision.current = context.current;
-  decision.stop = context.current_stop;
-  if (context.current) decision.point = context.point;
-  decision.picked = picked;
-  writer_.WriteDecision(decision);
+  writer_.WriteDecision(search::Decided(context, picked));
   return picked;
 }
 
