@@ -1,6 +1,9 @@
 #include "cli/trace_commands.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 
 #include "cli/execution.h"
@@ -9,6 +12,7 @@
 #include "cli/trace_recording.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
+#include "supervisor/event_waiter.h"
 #include "trace/recorder.h"
 #include "trace/render.h"
 #include "trace/trace_reader.h"
@@ -28,6 +32,87 @@ std::string Describe(search::Outcome outcome, const std::optional<int64_t>& exit
   return text;
 }
 
+// Where --stop-at asks to stop, as supervisor options; false (said why) when it cannot be.
+bool ApplyStopAt(const std::string& stop_at, const trace::Trace& trace, supervisor::SupervisorOptions& options,
+                 Messages& messages) {
+  if (stop_at.empty()) return true;
+  if (stop_at == "failure") {
+    if (!trace.outcome || trace.outcome->outcome == search::Outcome::kOk) {
+      messages.Say("--stop-at failure: the recorded run did not fail (it ended " +
+                   std::string(trace.outcome ? search::OutcomeName(trace.outcome->outcome) : "without an outcome") +
+                   "); give a decision number instead");
+      return false;
+    }
+    options.stop_at_failure = true;
+    return true;
+  }
+  if (stop_at == "last-preemption") {
+    for (size_t k = trace.decisions.size(); k-- > 0;) {
+      const search::RecordedDecision& d = trace.decisions[k];
+      if (d.current && d.stop == search::StopReason::kReachedPoint && d.picked != *d.current &&
+          d.point.op != search::OpKind::kThreadStart) {
+        options.stop_before_decision = k;
+        return true;
+      }
+    }
+    messages.Say("--stop-at last-preemption: the recording has no preemption (every switch came from a block, a "
+                 "yield or an exit); give a decision number instead");
+    return false;
+  }
+  if (stop_at.find_first_not_of("0123456789") != std::string::npos || stop_at.size() > 18) {
+    messages.Say("--stop-at " + stop_at + ": expected a decision number, last-preemption or failure");
+    return false;
+  }
+  const uint64_t decision = std::stoull(stop_at);
+  if (decision >= trace.decisions.size()) {
+    messages.Say("--stop-at " + stop_at + ": the recording has decisions 0 to " +
+                 std::to_string(trace.decisions.size() == 0 ? 0 : trace.decisions.size() - 1));
+    return false;
+  }
+  options.stop_before_decision = decision;
+  return true;
+}
+
+// Says where the tree is and how to look at it, then waits until the user is done (Ctrl-C, or
+// every process gone).
+void AwaitInspection(const supervisor::Handover& handover, Messages& messages) {
+  supervisor::ExecutionResult states;
+  states.threads = handover.threads;
+  messages.Say("stopped " + handover.where + ", as asked. The tree is stopped (SIGSTOP) and no longer traced:");
+  messages.Raw(ThreadStates(states));
+  std::string commands = "Inspect it with:\n";
+  for (pid_t pid : handover.processes) {
+    std::string what;
+    for (const supervisor::ThreadReport& thread : handover.threads) {
+      if (thread.host_tid == pid) what = " (pid " + std::to_string(thread.pid) + " inside the tree)";
+    }
+    commands += "  gdb -p " + std::to_string(pid) + what + "\n";
+  }
+  commands += "For inspection only: with no tracer its intercepted syscalls fail with ENOSYS, so it cannot go on "
+              "as recorded. Press Ctrl-C (or send SIGTERM to chess-trace, pid " + std::to_string(getpid()) +
+              ") when done: chess-trace then ends the tree.\n";
+  messages.Raw(commands);
+  for (;;) {
+    if (supervisor::PendingStopSignal() != 0) return;
+    bool any = false;
+    for (pid_t pid : handover.processes) {
+      char state = 0;
+      const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+      if (FILE* stat = std::fopen(path.c_str(), "re")) {
+        if (std::fscanf(stat, "%*d (%*[^)]) %c", &state) != 1) state = 0;
+        std::fclose(stat);
+      }
+      any = any || (state != 0 && state != 'Z' && state != 'X');
+    }
+    if (!any) {
+      messages.Say("every process of the tree has ended");
+      return;
+    }
+    const timespec pause{0, 100'000'000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
 }  // namespace
 
 CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
@@ -44,6 +129,14 @@ CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
   replay->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
   replay->add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
       ->type_name("FILE");
+  replay->add_option("--stop-at", options.stop_at,
+                     "Stop the tree at that point and leave it stopped for a debugger: before decision N "
+                     "(the numbers `show` prints), before the last preemption, or where it fails (the "
+                     "deadlock, the fatal signal, the root's exit with a nonzero status). chess-trace prints "
+                     "the `gdb -p` command for each process and waits; Ctrl-C ends the tree. For inspection "
+                     "only: untraced, the tree's intercepted syscalls fail with ENOSYS, so it cannot go on "
+                     "as recorded")
+      ->type_name("N|last-preemption|failure");
   return replay;
 }
 
@@ -81,8 +174,22 @@ int ReplayCommand(const ReplayOptions& options) {
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
   trace::ReplayLog log(trace->outside_waits);
   execution.options.log = &log;
+  if (!ApplyStopAt(options.stop_at, *trace, execution.options, messages)) return kExitError;
+  execution.options.on_handover = [&messages](const supervisor::Handover& handover) {
+    AwaitInspection(handover, messages);
+  };
   search::ReplayStrategy strategy(trace->decisions);
   const supervisor::ExecutionResult result = Execute(execution, strategy);
+  if (result.handed_over) {
+    messages.Say("the tree was ended");
+    return 0;
+  }
+  if (!options.stop_at.empty() && result.outcome != search::Outcome::kDivergence) {
+    messages.Say("--stop-at " + options.stop_at + ": the replay ended (" +
+                 Describe(result.outcome, result.exit_status, result.signal) + ") before reaching that point");
+    ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
+    return kExitDiverged;
+  }
 
   if (result.outcome == search::Outcome::kDivergence) {
     messages.Say("diverged: the replay stopped following the recording at " + result.message);

@@ -15,6 +15,7 @@ struct ReplayOptions {
   bool no_pin = false;
   std::string report_path;
   std::string log_path;
+  std::string stop_at;                // --stop-at: a decision number, last-preemption or failure
   std::vector<std::string> command;  // an override of the recorded program (a rebuilt binary)
 };
 

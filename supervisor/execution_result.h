@@ -25,6 +25,13 @@ struct ThreadReport {
   std::vector<StackFrame> frames;
 };
 
+// The tree as it was handed over to a debugger: stopped (SIGSTOP) and no longer traced.
+struct Handover {
+  std::string where;                 // "before decision 42", "at the deadlock"
+  std::vector<ThreadReport> threads; // every live thread, as it was
+  std::vector<pid_t> processes;      // their pids outside the namespace (gdb -p takes these)
+};
+
 struct ExecutionResult {
   search::Outcome outcome = search::Outcome::kError;
   std::optional<int> exit_status;
@@ -37,6 +44,7 @@ struct ExecutionResult {
   std::string message;           // what went wrong, for kError and for hangs
   std::optional<int> exec_errno;  // the program could not be executed
   int stopped_by_signal = 0;     // SIGINT/SIGTERM/SIGHUP to chess-trace ended the run
+  bool handed_over = false;      // stopped where asked (SupervisorOptions::stop_at) and handed over
 };
 
 }  // namespace chess::supervisor

@@ -32,6 +32,10 @@ bool Resume(pid_t tid, int signal) {
 
 bool ResumeToSyscallExit(pid_t tid) { return Call(PTRACE_SYSCALL, tid, nullptr, nullptr) == 0; }
 
+bool Detach(pid_t tid, int signal) {
+  return Call(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
+}
+
 bool Interrupt(pid_t tid) { return Call(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0; }
 
 bool Listen(pid_t tid) { return Call(PTRACE_LISTEN, tid, nullptr, nullptr) == 0; }

@@ -24,6 +24,8 @@ bool Resume(pid_t tid, int signal = 0);
 // Resumes a thread at a seccomp stop so that it stops again when the syscall returns.
 bool ResumeToSyscallExit(pid_t tid);
 bool Interrupt(pid_t tid);
+// Lets the thread go, delivering `signal` to it (SIGSTOP: it stays stopped for another tracer).
+bool Detach(pid_t tid, int signal = 0);
 // Leaves a thread in its group-stop (a job-control stop) while the tracer lets it be: it stays
 // stopped, and reports again when a SIGCONT ends the stop.
 bool Listen(pid_t tid);

@@ -50,6 +50,15 @@ class Registers {
     regs_.rax = static_cast<uint64_t>(nr);
   }
 
+  // At a seccomp stop: the kernel skips the call and the thread is left on its `syscall`
+  // instruction, ready to make call `nr` again when it next runs (for a debugger to find it
+  // just before the call).
+  void UndoSyscallEntry(int64_t nr) {
+    regs_.orig_rax = static_cast<uint64_t>(-1);
+    regs_.rax = static_cast<uint64_t>(nr);
+    regs_.rip -= 2;
+  }
+
   // Makes the kernel skip the syscall at this seccomp stop and return `value` instead.
   void SetSyscallResult(int64_t value) {
     regs_.orig_rax = static_cast<uint64_t>(-1);

@@ -134,6 +134,10 @@ void Supervisor::ScheduleNext() {
       // declaring a deadlock.
       signal_check_all_ = true;
       if (ReleaseThreadsWithPendingSignals()) continue;
+      if (options_.stop_at_failure) {
+        HandOver("at the deadlock");
+        return;
+      }
       Finish(search::Outcome::kDeadlock);
       result_->threads = BuildThreadReports(threads_, futexes_);
       return;
@@ -144,6 +148,10 @@ void Supervisor::ScheduleNext() {
       context.current = last_->id;
       context.current_stop = last_stop_;
       context.point = last_->point;
+    }
+    if (options_.stop_before_decision && points_ == *options_.stop_before_decision) {
+      HandOver("before decision " + std::to_string(points_));
+      return;
     }
     const search::ThreadId picked = strategy_.PickThread(context);
     ++points_;
@@ -319,6 +327,10 @@ bool Supervisor::CheckHang() {
 }
 
 void Supervisor::FinishAsHang() {
+  if (options_.stop_at_failure) {
+    HandOver("at the hang");
+    return;
+  }
   char seconds[32];
   std::snprintf(seconds, sizeof(seconds), "%g", static_cast<double>(options_.external_wait->count()) / 1e9);
   Finish(search::Outcome::kHang, std::string("every thread waited only on the outside world for longer than ") +

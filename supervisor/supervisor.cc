@@ -16,6 +16,7 @@
 #include "supervisor/backtrace.h"
 #include "supervisor/instruction_scan.h"
 #include "supervisor/invariant.h"
+#include "supervisor/pending_signals.h"
 #include "supervisor/syscall_digest.h"
 #include "supervisor/thread_report.h"
 #include "supervisor/transfer.h"
@@ -316,6 +317,12 @@ void Supervisor::OnSeccompStop(Thread& thread) {
       return;
     }
   }
+  if (options_.stop_at_failure && thread.call.nr == SYS_exit_group && thread.process->tgid == root_pid_ &&
+      static_cast<int>(thread.call.args[0]) != 0) {
+    running_ = nullptr;
+    HandOver("at the root's exit_group(" + std::to_string(static_cast<int>(thread.call.args[0])) + ")");
+    return;
+  }
   if (thread.native_once) {
     thread.native_once = false;
     Apply(thread, Disposition::Native());
@@ -382,6 +389,19 @@ std::vector<std::string> Supervisor::UntrappableSites(pid_t tid) {
     lines.insert(lines.end(), cached->second.begin(), cached->second.end());
   }
   return lines;
+}
+
+bool Supervisor::KillsProcess(const Thread& thread, int signal) {
+  // Signals whose default action ends the process, when the process neither catches nor
+  // ignores them (SIGKILL is never seen here: the kernel does not stop for it).
+  const uint64_t bit = uint64_t{1} << (signal - 1);
+  constexpr uint64_t kNotFatal = (uint64_t{1} << (SIGCHLD - 1)) | (uint64_t{1} << (SIGCONT - 1)) |
+                                 (uint64_t{1} << (SIGURG - 1)) | (uint64_t{1} << (SIGWINCH - 1)) |
+                                 (uint64_t{1} << (SIGSTOP - 1)) | (uint64_t{1} << (SIGTSTP - 1)) |
+                                 (uint64_t{1} << (SIGTTIN - 1)) | (uint64_t{1} << (SIGTTOU - 1));
+  if (signal <= 0 || signal > 64 || (bit & kNotFatal) != 0) return false;
+  const auto masks = ReadSignalMasks(thread.tid);
+  return masks && (masks->caught & bit) == 0 && (masks->ignored & bit) == 0;
 }
 
 void Supervisor::ResumeIntoKernel(Thread& thread) {
@@ -524,6 +544,11 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
+  if (options_.stop_at_failure && &thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
+    running_ = nullptr;
+    HandOver(std::string("at the fatal SIG") + sigabbrev_np(signal) + " of thread " + std::to_string(thread.id.value));
+    return;
+  }
   if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalTaken(thread);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {

@@ -72,6 +72,13 @@ struct SupervisorOptions {
   // filter must then trap everything: seccomp::CompileFilter's observe_all). It may end the
   // execution, as a divergence.
   search::SyscallObserver* observer = nullptr;
+  // Where to stop the tree and hand it over for inspection (replay --stop-at): before this
+  // scheduling decision, or where the execution fails (a deadlock or hang, a fatal signal, the
+  // root's exit_group with a nonzero status). `on_handover` is called with the tree stopped and
+  // detached, and returns when the user is done with it; the tree is then killed.
+  std::optional<uint64_t> stop_before_decision;
+  bool stop_at_failure = false;
+  std::function<void(const Handover&)> on_handover;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -151,10 +158,15 @@ class Supervisor final : private HandlerServices {
   // Whether the running thread has used up its slice: CPU time it spent, not wall time, so a
   // machine busy with other work does not cut slices short.
   bool SliceUsed(const Thread& thread);
+  // Stops every thread of the tree where it is, detaches it, and hands it over (on_handover);
+  // the execution then ends (handover.cc).
+  void HandOver(const std::string& where);
   // The observer's view of the thread's syscall; false when it ended the execution.
   bool Observe(Thread& thread, const search::SyscallEvent& event);
   // rdrand/rdseed sites in what `tid`'s process has mapped (instruction_scan.h), files cached.
   std::vector<std::string> UntrappableSites(pid_t tid);
+  // Whether `signal`, delivered to `thread` now, ends its process (default action, not caught).
+  bool KillsProcess(const Thread& thread, int signal);
   // Resumes a thread whose syscall the kernel now runs: to its exit when an observer looks.
   void ResumeIntoKernel(Thread& thread);
   // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).

@@ -541,6 +541,70 @@ def damaged_traces(chess_trace, program):
     print(f"ok: {len(variants)} damaged traces refused by show and replay")
 
 
+def stop_at(chess_trace, where, expected_state_texts, gdb_texts, refused, program):
+    """replay --stop-at WHERE of a recorded run: chess-trace stops the tree there, says which
+    `gdb -p` to run and waits; the process is stopped (state T), its thread states are in the
+    message, gdb attached to it shows `gdb_texts` in its stacks; Ctrl-C ends chess-trace with
+    exit 0 and the tree with it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "run.trace")
+        run([chess_trace, "run", "--trace", trace, "--"] + program)
+        if not os.path.exists(trace):
+            fail("run --trace wrote no trace")
+        if refused:
+            code, _, err = run([chess_trace, "replay", "--stop-at", where, trace])
+            if code != 125 or refused not in err:
+                fail(f"replay --stop-at {where} should be refused (125, {refused!r}); it exited {code}:\n{err}")
+            print(f"ok: refused: {err.strip()}")
+            return
+        process = subprocess.Popen([chess_trace, "replay", "--stop-at", where, trace], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True, text=True)
+        try:
+            lines = []
+            pids = []
+            deadline = time.monotonic() + TIMEOUT
+            while time.monotonic() < deadline:
+                line = process.stderr.readline()
+                if not line:
+                    break
+                lines.append(line)
+                pids += [int(p) for p in re.findall(r"gdb -p (\d+)", line)]
+                if "Press Ctrl-C" in line:
+                    break
+            err = "".join(lines)
+            if not pids:
+                fail(f"replay --stop-at {where} printed no gdb command\nstderr:\n{err}")
+            for text in expected_state_texts:
+                if text not in err:
+                    fail(f"the stop message should mention {text!r}:\n{err}")
+            with open(f"/proc/{pids[0]}/status") as f:
+                state = next(line for line in f if line.startswith("State:"))
+            if "stopped" not in state:
+                fail(f"process {pids[0]} should be stopped, it is {state.strip()}")
+            if gdb_texts and shutil.which("gdb"):
+                gdb = subprocess.run(["gdb", "-p", str(pids[0]), "-batch", "-ex", "thread apply all bt"],
+                                     capture_output=True, text=True, timeout=TIMEOUT)
+                for text in gdb_texts:
+                    if text not in gdb.stdout:
+                        fail(f"gdb's stacks should mention {text!r}:\n{gdb.stdout}\n{gdb.stderr}")
+            process.send_signal(signal.SIGINT)
+            out, rest = process.communicate(timeout=TIMEOUT)
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if process.returncode != 0:
+            fail(f"replay --stop-at exited {process.returncode} after Ctrl-C\n{err}{rest}")
+        time.sleep(0.2)
+        for pid in pids:
+            if os.path.exists(f"/proc/{pid}"):
+                with open(f"/proc/{pid}/status") as f:
+                    if "zombie" not in f.read():
+                        fail(f"process {pid} outlived chess-trace")
+    print(f"ok: stopped {where}, gdb -p {pids[0]}, ended on Ctrl-C")
+
+
 def show_golden(chess_trace, golden, program):
     """show of a recorded deadlock matches the golden timeline; its chrome output is valid
     trace-event JSON; its json output parses and holds every decision. CHESS_UPDATE_GOLDEN=1
@@ -618,6 +682,12 @@ def main():
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("damaged-traces")
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("stop-at")
+    p.add_argument("--where", required=True)
+    p.add_argument("--state", action="append", default=[])
+    p.add_argument("--gdb", action="append", default=[])
+    p.add_argument("--refused", help="the replay must refuse --stop-at with this text (exit 125)")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("show-golden")
     p.add_argument("golden")
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -650,6 +720,8 @@ def main():
         damaged_traces(args.chess_trace, args.program)
     elif args.check == "show-golden":
         show_golden(args.chess_trace, args.golden, args.program)
+    elif args.check == "stop-at":
+        stop_at(args.chess_trace, args.where, args.state, args.gdb, args.refused, args.program)
     elif args.check == "virtual-time":
         virtual_time(args.chess_trace, args.runs, args.max_wall, args.run_option, args.program)
     elif args.check == "no-survivors":
