@@ -1,0 +1,60 @@
+/* The hypercalls, and the per-thread state the supervisor reads.
+ *
+ * The state is thread-local. Its TLS model is the dialect-2 ("TLS descriptor") form of the
+ * general-dynamic model, chosen in preload/CMakeLists.txt: like plain general-dynamic it works
+ * when the shim is dlopen'ed, but when the shim is preloaded (how chess-trace loads it) its TLS
+ * sits in the static block and an access is a call that returns a constant offset, never
+ * __tls_get_addr with its possible allocation. That keeps the sem_post wrapper
+ * async-signal-safe when it runs in a signal handler. The initial-exec model would do the same
+ * for preloading but can make a dlopen of the shim fail. Natively none of this is touched: the
+ * inert path reads only `chess_mode`. */
+#include "preload/announce.h"
+
+#include "preload/hypercall.h"
+
+int chess_mode;
+
+struct chess_thread {
+  struct chess_held_locks locks;
+  int registered;
+};
+static _Thread_local struct chess_thread chess_thread;
+
+enum chess_mode chess_decide_mode(void) {
+  int mode = __atomic_load_n(&chess_mode, __ATOMIC_RELAXED);
+  if (mode != CHESS_MODE_UNKNOWN) return mode;
+  /* Two threads may both ask before either stores the answer; the supervisor gives both the
+   * same one. */
+  long answer = chess_raw_syscall2(CHESS_HYPERCALL_BASE + CHESS_HC_HELLO, CHESS_HC_VERSION, 0);
+  mode = answer == CHESS_HC_MAGIC ? CHESS_MODE_ACTIVE : CHESS_MODE_INERT;
+  __atomic_store_n(&chess_mode, mode, __ATOMIC_RELAXED);
+  return mode;
+}
+
+int chess_announce(uint32_t op, const void *object) {
+  if (chess_decide_mode() != CHESS_MODE_ACTIVE) return 0;
+  struct chess_thread *self = &chess_thread;
+  if (!self->registered) {
+    /* A signal handler running between the hypercall and the flag registers the thread a
+     * second time with the same address, which the supervisor can take as a repeat. */
+    self->locks.visible.abi_version = CHESS_HC_VERSION;
+    chess_raw_syscall2(CHESS_HYPERCALL_BASE + CHESS_HC_THREAD_STATE, (long)&self->locks.visible, 0);
+    self->registered = 1;
+  }
+  chess_raw_syscall2(CHESS_HYPERCALL_BASE + CHESS_HC_SYNC_OP, (long)op, (long)(uintptr_t)object);
+  return 1;
+}
+
+void chess_note_acquired(const void *object, uint32_t op) {
+  chess_held_add(&chess_thread.locks, (uintptr_t)object, op);
+}
+
+struct chess_held_removal chess_note_releasing(const void *object) {
+  return chess_held_remove(&chess_thread.locks, (uintptr_t)object);
+}
+
+void chess_note_release_undone(const void *object, struct chess_held_removal removal) {
+  chess_held_undo_remove(&chess_thread.locks, (uintptr_t)object, removal);
+}
+
+void chess_forget_registration(void) { chess_thread.registered = 0; }
