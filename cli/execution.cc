@@ -35,7 +35,35 @@ bool WriteFileAtomically(const std::string& path, const std::string& content, st
   return true;
 }
 
+// The user's LD_PRELOAD entries stay, after the shim (which must see the calls first: an
+// interposer of the user's calls the real function through the shim).
+void AddPreload(std::vector<std::string>& env, const std::string& shim) {
+  for (std::string& variable : env) {
+    if (variable.rfind("LD_PRELOAD=", 0) == 0) {
+      const std::string rest = variable.substr(11);
+      variable = "LD_PRELOAD=" + shim + (rest.empty() ? "" : ":" + rest);
+      return;
+    }
+  }
+  env.push_back("LD_PRELOAD=" + shim);
+}
+
 }  // namespace
+
+std::optional<std::string> FindPreloadShim() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return std::nullopt;
+  std::string dir(self, static_cast<size_t>(n));
+  dir = dir.substr(0, dir.rfind('/'));
+  for (const std::string& candidate : {dir + "/libchess_preload.so", dir + "/../lib/chess-trace/libchess_preload.so"}) {
+    if (access(candidate.c_str(), R_OK) == 0) {
+      char resolved[PATH_MAX];
+      return realpath(candidate.c_str(), resolved) != nullptr ? std::string(resolved) : candidate;
+    }
+  }
+  return std::nullopt;
+}
 
 std::string CurrentDirectory() {
   char buffer[PATH_MAX];
@@ -69,6 +97,15 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   spec.path = path;
   spec.argv = settings.command;
   spec.env = settings.env;
+  if (settings.sync_points) {
+    const std::optional<std::string> shim = FindPreloadShim();
+    if (!shim) {
+      messages.Say("--sync-points auto: the preload shim libchess_preload.so is neither next to chess-trace nor "
+                   "in ../lib/chess-trace from it; reinstall chess-trace, or give --sync-points syscalls");
+      return kExitError;
+    }
+    AddPreload(spec.env, *shim);
+  }
   spec.cwd = settings.cwd;
   spec.cpu = pinning->cpu;
   spec.filter = prepared.filter.get();

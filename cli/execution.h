@@ -33,6 +33,9 @@ struct ExecutionSettings {
   // program inherits chess-trace's stdin.
   std::optional<supervisor::CapturedInput> input;
   bool observe_all = false;          // trap every syscall, for an observer (--check-determinism)
+  // Sync operations are scheduling points too: the preload shim goes into LD_PRELOAD (not into
+  // `env`, which stays the user's, as a trace records it).
+  bool sync_points = false;
 };
 
 // How much standard input chess-trace reads to record it.
@@ -58,6 +61,10 @@ supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strateg
 // Returns false when the report could not be written.
 bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
                      const std::string& report_path, Messages& messages);
+
+// The preload shim: next to the chess-trace executable (a build tree), or in
+// ../lib/chess-trace from it (an installation).
+std::optional<std::string> FindPreloadShim();
 
 // The current directory, or "" if it cannot be told.
 std::string CurrentDirectory();

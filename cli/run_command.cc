@@ -111,6 +111,15 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
   run->add_flag("--real-time", options.real_time,
                 "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
                 "(for programs that talk to the outside world against real timeouts)");
+  run->add_option("--sync-points", options.sync_points,
+                  "Where threads may be switched besides trapped syscalls: `syscalls` (only there), or "
+                  "`auto`: also at every pthread and C11 lock, condition variable, barrier, semaphore and "
+                  "once operation of a dynamically linked program, announced by a preloaded shim "
+                  "(libchess_preload.so; the program's own LD_PRELOAD stays). More points, a slower run, "
+                  "and a trace whose replay holds even where locks change hands without a syscall "
+                  "(default: auto with --trace, syscalls otherwise)")
+      ->check(CLI::IsMember({"auto", "syscalls"}))
+      ->type_name("auto|syscalls");
   run->add_option("--check-determinism", options.check_determinism,
                   "Run the program N times (N >= 2) with the same seed, standard input and schedule, "
                   "compare every syscall and every result, and name the first difference: the "
@@ -163,6 +172,9 @@ int RunCommand(const RunOptions& options) {
   settings.seed = *seed;
   settings.isolation = *isolation;
   settings.isolation_required = options.isolate.has_value();
+  // A trace must replay: where a lock changes hands without a syscall, only a sync point can
+  // tell the replay where a thread was.
+  settings.sync_points = options.sync_points.value_or(options.trace_path.empty() ? "syscalls" : "auto") == "auto";
 
   if (options.check_determinism != 0) {
     if (!options.trace_path.empty()) {

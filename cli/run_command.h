@@ -23,6 +23,7 @@ struct RunOptions {
   std::string epoch = "2024-01-01";  // "now", seconds since 1970, or this fixed date
   bool real_time = false;
   std::optional<std::string> isolate;  // given: required; default: pid,uts,ipc,mnt where allowed
+  std::optional<std::string> sync_points;  // "auto" or "syscalls"; default: auto with --trace
   int check_determinism = 0;  // runs to compare; 0: an ordinary run
   std::vector<std::string> command;
 };

@@ -166,6 +166,7 @@ int ReplayCommand(const ReplayOptions& options) {
   settings.isolation = trace->options.isolation;
   settings.isolation_required = trace->options.isolation != 0;
   if (trace->standard_input) settings.input = FromTrace(*trace->standard_input);
+  settings.sync_points = trace->options.sync_points;
   if (options.command.empty() && settings.command.front().find('/') == std::string::npos) {
     settings.command.front() = trace->command.path;  // as it was resolved when recorded
   }

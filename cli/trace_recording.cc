@@ -43,6 +43,7 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
   options.isolation = isolated;
   options.slice_nanos = static_cast<uint64_t>(settings.slice_ms * 1e6);
   options.visible_cpus = static_cast<uint64_t>(get_nprocs());
+  options.sync_points = settings.sync_points;
   writer_.WriteOptions(options);
   trace::Outcome outcome;
   outcome.outcome = result.outcome;

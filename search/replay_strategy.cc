@@ -9,7 +9,18 @@ SyscallNamer g_namer = nullptr;
 
 std::string Thread(ThreadId id) { return "thread " + std::to_string(id.value); }
 
+std::string Hex(uint64_t value) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string text;
+  do {
+    text.insert(text.begin(), kDigits[value & 15]);
+    value >>= 4;
+  } while (value != 0);
+  return "0x" + text;
+}
+
 std::string Where(const SchedulingPoint& point) {
+  if (point.op == OpKind::kSyncOp) return "at " + DescribeSyncOp(point);
   if (point.op == OpKind::kThreadStart) return "at its start";
   if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
   if (point.op == OpKind::kFairnessYield) return "giving way in " + NameSyscall(point.syscall);
@@ -25,6 +36,11 @@ std::string Enabled(std::span<const ThreadId> enabled) {
 }  // namespace
 
 void SetSyscallNamer(SyscallNamer namer) { g_namer = namer; }
+
+std::string DescribeSyncOp(const SchedulingPoint& point) {
+  const char* what = point.is_release ? "release " : point.is_write ? "acquire " : "read-lock ";
+  return what + Hex(point.resource);
+}
 
 std::string NameSyscall(int64_t syscall) {
   if (syscall < 0) return "no syscall";

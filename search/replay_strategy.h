@@ -52,5 +52,7 @@ class ReplayStrategy final : public Strategy {
 using SyscallNamer = std::string (*)(int64_t syscall);
 void SetSyscallNamer(SyscallNamer namer);
 std::string NameSyscall(int64_t syscall);
+// A sync operation the preload shim announced: "acquire 0x5555…", "release …", "read-lock …".
+std::string DescribeSyncOp(const SchedulingPoint& point);
 
 }  // namespace chess::search

@@ -135,6 +135,7 @@ void Supervisor::OnExec(Thread& thread) {
   execer->clear_child_tid = 0;  // exec releases both registrations (exec_mm_release)
   execer->process->posix_timers.clear();  // exec deletes POSIX timers; alarm and timerfds stay
   execer->robust_list = 0;
+  execer->shim_state = 0;  // a new image: its shim registers again
   execer->state = ThreadState::kRunning;
   running_ = execer;
   last_progress_ = WallNow();

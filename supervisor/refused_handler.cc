@@ -1,11 +1,8 @@
-// Syscalls chess-trace refuses, each because it would let the program escape serialization,
-// and the hypercalls of the preload shim.
+// Syscalls chess-trace refuses, each because it would let the program escape serialization.
 #include <sys/syscall.h>
 
 #include <cerrno>
 
-#include "seccomp/arch.h"
-#include "seccomp/hypercall_abi.h"
 #include "supervisor/handler.h"
 
 namespace chess::supervisor {
@@ -33,22 +30,8 @@ Disposition RefusedEntry(SyscallContext& ctx) {
   }
 }
 
-Disposition HypercallEntry(SyscallContext& ctx) {
-  switch (ctx.thread.call.nr - seccomp::kHypercallFirst) {
-    case CHESS_HC_HELLO:
-      return Disposition::Complete(CHESS_HC_MAGIC);
-    case CHESS_HC_SYNC_OP:
-      return Disposition::Point(search::OpKind::kSyncOp, ctx.Arg(1));
-    default:
-      return Disposition::Complete(-ENOSYS);
-  }
-}
-
-Disposition HypercallExecute(SyscallContext&) { return Disposition::Complete(0); }
-
 }  // namespace
 
 FamilyHandler RefusedHandler() { return {RefusedEntry, NoDeferredOperation}; }
-FamilyHandler HypercallHandler() { return {HypercallEntry, HypercallExecute}; }
 
 }  // namespace chess::supervisor

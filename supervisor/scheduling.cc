@@ -212,13 +212,13 @@ bool Supervisor::Dispatch(Thread& thread) {
     yield_due_ = false;
   }
   if (thread.entry_pending) {
-    // A syscall put off by the budget: its handler runs now.
+    // A syscall put off by the budget or a replayed interrupt: its handler runs now.
     thread.entry_pending = false;
     FlushRegisters(thread);
     thread.state = ThreadState::kRunning;
     running_ = &thread;
     ++dispatches_;
-    EnterSyscall(thread);
+    TakeUpSyscall(thread);
     return true;
   }
   thread.state = ThreadState::kRunning;

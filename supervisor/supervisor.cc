@@ -323,16 +323,6 @@ void Supervisor::OnSeccompStop(Thread& thread) {
     HandOver("at the root's exit_group(" + std::to_string(static_cast<int>(thread.call.args[0])) + ")");
     return;
   }
-  if (thread.native_once) {
-    thread.native_once = false;
-    Apply(thread, Disposition::Native());
-    return;
-  }
-  // Fairness: a thread that used up its slice, or made kSyscallBudget syscalls in a row without
-  // blocking or yielding, gives the others a turn — at a syscall, so that where it gave way is
-  // a point a replay finds again (a replay gives way exactly where the recording did). The
-  // call itself is taken up when the thread is picked again.
-  ++syscalls_since_switch_;
   // A replay whose recording interrupted the thread before this syscall (its slice is CPU
   // time, which varies: here it got further): the interrupt is presented now, and the syscall
   // is taken up when the thread is picked again, so the schedule lines up with the recording.
@@ -344,6 +334,15 @@ void Supervisor::OnSeccompStop(Thread& thread) {
     Park(thread, search::StopReason::kYielded);
     return;
   }
+  if (thread.native_once) {
+    TakeUpSyscall(thread);
+    return;
+  }
+  // Fairness: a thread that used up its slice, or made kSyscallBudget syscalls in a row without
+  // blocking or yielding, gives the others a turn — at a syscall, so that where it gave way is
+  // a point a replay finds again (a replay gives way exactly where the recording did). The
+  // call itself is taken up when the thread is picked again.
+  ++syscalls_since_switch_;
   const std::optional<bool> replayed = strategy_.YieldsAt(thread.id, thread.syscalls);
   if (replayed ? *replayed : (yield_due_ || syscalls_since_switch_ >= kSyscallBudget)) {
     thread.entry_pending = true;
@@ -351,6 +350,16 @@ void Supervisor::OnSeccompStop(Thread& thread) {
     thread.point = {thread.id, search::OpKind::kFairnessYield};
     AdvanceTime(options_.slice.count());  // it computed for a slice, as a backstop interrupt says
     Park(thread, search::StopReason::kYielded);
+    return;
+  }
+  TakeUpSyscall(thread);
+}
+
+void Supervisor::TakeUpSyscall(Thread& thread) {
+  if (thread.native_once) {
+    // The call again after its transfer was abandoned: the kernel runs it from the start.
+    thread.native_once = false;
+    Apply(thread, Disposition::Native());
     return;
   }
   EnterSyscall(thread);

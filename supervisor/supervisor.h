@@ -155,6 +155,8 @@ class Supervisor final : private HandlerServices {
   // The handler of the thread's trapped syscall decides what happens (also later: a call put
   // off by the syscall budget).
   void EnterSyscall(Thread& thread);
+  // The trapped syscall goes on: run again by the kernel (native_once), or to its handler.
+  void TakeUpSyscall(Thread& thread);
   // Whether the running thread has used up its slice: CPU time it spent, not wall time, so a
   // machine busy with other work does not cut slices short.
   bool SliceUsed(const Thread& thread);

@@ -180,6 +180,7 @@ struct Thread {
   // Resume with a stop at the syscall's exit (a released call whose result must be seen).
   bool resume_to_exit = false;
   bool observing_exit = false;  // resumed to its syscall's exit for the observer only
+  uint64_t shim_state = 0;      // its preload shim's struct chess_thread_state, or 0
 
   // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
   // restart_syscall, the wait goes on until the same deadline.

@@ -45,6 +45,7 @@ struct Options {
   uint64_t isolation = 0;           // CLONE_NEW* flags the run had
   uint64_t slice_nanos = 0;
   bool io_points = false;
+  bool sync_points = false;         // the preload shim made sync operations points
   uint64_t visible_cpus = 0;        // the CPU count the program saw
 };
 

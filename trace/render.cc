@@ -10,7 +10,7 @@
 namespace chess::trace {
 namespace {
 
-constexpr size_t kColumnWidth = 22;
+constexpr size_t kColumnWidth = 26;
 
 // The length of a valid UTF-8 sequence starting at `at`, or 0 if the bytes there are not one
 // (overlong forms, surrogates and code points past U+10FFFF are not).
@@ -89,6 +89,7 @@ std::string Stopped(const search::RecordedDecision& d) {
     case search::OpKind::kThreadStart: return "start";
     case search::OpKind::kInterrupted: return "interrupted";
     case search::OpKind::kFairnessYield: return search::NameSyscall(d.point.syscall) + " (gives way)";
+    case search::OpKind::kSyncOp: return search::DescribeSyncOp(d.point);
     default: return search::NameSyscall(d.point.syscall);
   }
 }
@@ -219,6 +220,7 @@ std::string RenderJson(const Trace& trace) {
       << ", \"epoch\": " << (trace.options.epoch ? std::to_string(*trace.options.epoch) : "null")
       << ", \"isolation\": " << trace.options.isolation << ", \"slice_nanos\": " << trace.options.slice_nanos
       << ", \"io_points\": " << (trace.options.io_points ? "true" : "false")
+      << ", \"sync_points\": " << (trace.options.sync_points ? "true" : "false")
       << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"standard_input\": ";
   if (trace.standard_input) {
     out << "{\"kind\": \"" << InputKindName(trace.standard_input->kind) << "\", \"bytes\": "

@@ -100,6 +100,11 @@ class Decoder {
     if (io_points > 1) return Damaged("an option record with a bad flag");
     options.io_points = io_points != 0;
     options.visible_cpus = in.Varint();
+    if (!in.AtEnd()) {  // absent from the first traces: no sync points then
+      const uint8_t sync_points = in.U8();
+      if (sync_points > 1) return Damaged("an option record with a bad flag");
+      options.sync_points = sync_points != 0;
+    }
     return {};
   }
 

@@ -110,6 +110,7 @@ void TraceWriter::WriteOptions(const Options& options) {
   scratch_.Varint(options.slice_nanos);
   scratch_.U8(options.io_points ? 1 : 0);
   scratch_.Varint(options.visible_cpus);
+  scratch_.U8(options.sync_points ? 1 : 0);
   Emit(RecordType::kOptions, scratch_.bytes());
 }
 

@@ -264,6 +264,7 @@ TEST(TraceRecords, RecordLongerOrShorterThanItsPayload) {
   w.Varint(0);
   w.U8(0);
   w.Varint(0);
+  w.U8(0);  // sync points
   w.U8(0x55);
   extra.Command().Record(RecordType::kOptions, w).End();
   ExpectRefused(extra, "malformed");
