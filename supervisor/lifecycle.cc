@@ -286,6 +286,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   if (process.exit_signal) {
     Finish(search::Outcome::kSignal);
     result_->signal = *process.exit_signal;
+    result_->threads = std::move(crash_threads_);  // as they were when the signal came
   } else {
     Finish(*process.exit_code == 0 ? search::Outcome::kOk : search::Outcome::kExitStatus);
     result_->exit_status = *process.exit_code;

@@ -210,6 +210,7 @@ bool Supervisor::Dispatch(Thread& thread) {
     silent_cpu_start_ = -1;
     silent_cpu_ = 0;
     yield_due_ = false;
+    asleep_looks_ = 0;
   }
   if (thread.entry_pending) {
     // A syscall put off by the budget or a replayed interrupt: its handler runs now.

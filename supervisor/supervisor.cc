@@ -282,7 +282,10 @@ void Supervisor::OnTick() {
   // where it is: a place no replay can find again exactly.
   if (SliceUsed(*running_) && !strategy_.YieldsAt(running_->id, running_->syscalls)) yield_due_ = true;
   const bool silent = silent_cpu_ >= kSilentSlices * options_.slice.count();
-  if (!silent && !(others_runnable && AsleepInKernel(running_->tid))) return;
+  // Asleep at two looks in a row: a loaded machine shows a running thread asleep for a moment
+  // (a page fault's I/O, a kernel lock), and an interrupt there would be one no replay repeats.
+  asleep_looks_ = others_runnable && AsleepInKernel(running_->tid) ? asleep_looks_ + 1 : 0;
+  if (!silent && asleep_looks_ < 2) return;
   if (!strategy_.MayInterrupt(running_->id, running_->syscalls)) return;  // a replay: not here
   if (ptrace::Interrupt(running_->tid)) {
     running_->interrupt = Thread::Interrupt::kRequested;
@@ -553,10 +556,22 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
-  if (options_.stop_at_failure && &thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
-    running_ = nullptr;
-    HandOver(std::string("at the fatal SIG") + sigabbrev_np(signal) + " of thread " + std::to_string(thread.id.value));
-    return;
+  if (&thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
+    // The root is about to die of it: every thread's stack now, for the report — the one that
+    // got the signal stopped where it did.
+    crash_threads_ = BuildThreadReports(threads_, futexes_);
+    for (ThreadReport& report : crash_threads_) {
+      if (report.host_tid != thread.tid) continue;
+      report.state = std::string("got SIG") + sigabbrev_np(signal);
+      report.syscall.clear();
+      report.call.clear();
+      report.resource.clear();
+    }
+    if (options_.stop_at_failure) {
+      running_ = nullptr;
+      HandOver(std::string("at the fatal SIG") + sigabbrev_np(signal) + " of thread " + std::to_string(thread.id.value));
+      return;
+    }
   }
   if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalTaken(thread);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.

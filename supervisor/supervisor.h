@@ -267,11 +267,13 @@ class Supervisor final : private HandlerServices {
   uint64_t syscalls_at_last_look_ = 0;
   int64_t silent_cpu_ = 0;         // CPU time since then
   bool yield_due_ = false;         // the slice is used up: give way at the next syscall
+  int asleep_looks_ = 0;           // ticks in a row that found running_ asleep in the kernel
   uint64_t interrupted_dispatch_ = ~uint64_t{0};  // dispatches_ when the backstop was asked for
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;
   std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
+  std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending
   bool signal_check_all_ = false;
   MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically

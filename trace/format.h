@@ -16,7 +16,9 @@ namespace chess::trace {
 inline constexpr char kMagic[8] = {'C', 'H', 'E', 'S', 'S', 'T', 'R', 'C'};
 inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'};
 inline constexpr uint16_t kFormatVersion = 1;
-inline constexpr size_t kTrailerSize = 8 + 8 + 8;  // magic, payload length, FNV-1a 64 of it
+// The trailer: its magic, the length of the record stream, and FNV-1a 64 of every byte of the
+// file before the trailer (header and compressed frame), so that any change to the file is seen.
+inline constexpr size_t kTrailerSize = 8 + 8 + 8;
 
 enum class RecordType : uint8_t {
   kCommand = 1,      // what ran: path, argv, cwd, the whole environment
@@ -76,6 +78,7 @@ struct Outcome {
   std::string message;
   uint64_t scheduling_points = 0;
   int64_t virtual_nanos = 0;
+  std::string report;  // every thread's state and stack at the end, as run printed them
 };
 
 // A whole trace, decoded.

@@ -206,6 +206,7 @@ std::string RenderText(const Trace& trace) {
     out << "\n";
   }
   out << "\noutcome: " << (trace.outcome ? OutcomeLine(*trace.outcome) : std::string("none recorded (the run was cut short)")) << "\n";
+  if (trace.outcome && !trace.outcome->report.empty()) out << trace.outcome->report;
   return out.str();
 }
 
@@ -255,7 +256,8 @@ std::string RenderJson(const Trace& trace) {
     out << "{\"outcome\": " << Quoted(std::string(search::OutcomeName(o.outcome)))
         << ", \"exit_status\": " << (o.exit_status ? std::to_string(*o.exit_status) : "null")
         << ", \"signal\": " << (o.signal ? std::to_string(*o.signal) : "null") << ", \"message\": " << Quoted(o.message)
-        << ", \"scheduling_points\": " << o.scheduling_points << ", \"virtual_nanos\": " << o.virtual_nanos << "}";
+        << ", \"scheduling_points\": " << o.scheduling_points << ", \"virtual_nanos\": " << o.virtual_nanos
+        << ", \"report\": " << Quoted(o.report) << "}";
   } else {
     out << "null";
   }

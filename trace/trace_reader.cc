@@ -185,6 +185,7 @@ class Decoder {
     outcome.message = in.String(kMaxString);
     outcome.scheduling_points = in.Varint();
     outcome.virtual_nanos = in.Signed();
+    if (!in.AtEnd()) outcome.report = in.String(kMaxString);  // absent from the first traces
     trace_.outcome = outcome;
     return {};
   }
@@ -224,7 +225,10 @@ Result<Trace> ParseTrace(std::string_view bytes, const std::string& reader_versi
     return Damaged("its trailer is missing: the file was cut short, or the run was killed while writing it");
   }
   const uint64_t stream_length = GetLittleEndian(bytes, trailer + 8, 8);
-  const uint64_t stream_hash = GetLittleEndian(bytes, trailer + 16, 8);
+  const uint64_t file_hash = GetLittleEndian(bytes, trailer + 16, 8);
+  if (Fnv1a64(bytes.data(), trailer) != file_hash) {
+    return Damaged("its checksum does not match: a byte changed after it was written");
+  }
   if (stream_length > kMaxStream) return Damaged("its trailer claims " + std::to_string(stream_length) + " bytes of records");
   size_t frame_size = 0;
   auto stream = DecompressFrame(bytes.substr(header, trailer - header), stream_length, &frame_size);
@@ -233,7 +237,6 @@ Result<Trace> ParseTrace(std::string_view bytes, const std::string& reader_versi
   if (stream->size() != stream_length) {
     return Damaged("the records are " + std::to_string(stream->size()) + " bytes, the trailer says " + std::to_string(stream_length));
   }
-  if (Fnv1a64(stream->data(), stream->size()) != stream_hash) return Damaged("the records' checksum does not match");
 
   Decoder decoder(trace);
   ByteReader records(stream->data(), stream->size());

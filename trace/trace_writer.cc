@@ -63,7 +63,6 @@ Result<void> TraceWriter::OpenFile(const std::string& path, bool replace, const 
   if (write(fd_, header.data(), header.size()) != static_cast<ssize_t>(header.size())) {
     return Error{"cannot write the trace " + path + ": " + std::strerror(errno)};
   }
-  stream_hash_ = Fnv1a64(nullptr, 0);
   return frame_.Open(fd_);
 }
 
@@ -74,7 +73,6 @@ void TraceWriter::Emit(RecordType type, const std::string& payload) {
   record.Varint(payload.size());
   record.bytes() += payload;
   stream_length_ += record.bytes().size();
-  stream_hash_ = Fnv1a64(record.bytes().data(), record.bytes().size(), stream_hash_);
   ++records_;
   if (auto written = frame_.Write(record.bytes()); !written) error_ = Error{written.error()};
 }
@@ -176,7 +174,22 @@ void TraceWriter::WriteOutcome(const Outcome& outcome) {
   scratch_.String(outcome.message);
   scratch_.Varint(outcome.scheduling_points);
   scratch_.Signed(outcome.virtual_nanos);
+  scratch_.String(outcome.report);
   Emit(RecordType::kOutcome, scratch_.bytes());
+}
+
+std::optional<uint64_t> TraceWriter::HashWritten() const {
+  // Read back in pieces: memory stays bounded, as while writing.
+  uint64_t hash = Fnv1a64(nullptr, 0);
+  std::string buffer(1 << 16, '\0');
+  for (off_t at = 0;;) {
+    const ssize_t n = pread(fd_, buffer.data(), buffer.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return hash;
+    hash = Fnv1a64(buffer.data(), static_cast<size_t>(n), hash);
+    at += n;
+  }
 }
 
 Result<void> TraceWriter::Finish() {
@@ -190,7 +203,9 @@ Result<void> TraceWriter::Finish() {
   if (auto ended = frame_.Finish(); !ended) return ended;
   std::string trailer(kTrailerMagic, sizeof(kTrailerMagic));
   PutLittleEndian(trailer, stream_length_, 8);
-  PutLittleEndian(trailer, stream_hash_, 8);
+  const std::optional<uint64_t> file_hash = HashWritten();
+  if (!file_hash) return Error{"cannot write the trace " + path_ + ": reading it back: " + std::strerror(errno)};
+  PutLittleEndian(trailer, *file_hash, 8);
   const std::string where = "cannot write the trace " + path_ + ": ";
   if (write(fd_, trailer.data(), trailer.size()) != static_cast<ssize_t>(trailer.size()) || fsync(fd_) != 0) {
     return Error{where + std::strerror(errno)};

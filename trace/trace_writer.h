@@ -37,6 +37,8 @@ class TraceWriter {
   uint64_t Decisions() const { return decisions_; }
 
  private:
+  // FNV-1a 64 of everything written to the file so far (the trailer's checksum).
+  std::optional<uint64_t> HashWritten() const;
   Result<void> OpenFile(const std::string& path, bool replace, const std::string& tool_version);
   void Emit(RecordType type, const std::string& payload);
   void FlushRepeats();
@@ -49,7 +51,6 @@ class TraceWriter {
   std::optional<Error> error_;  // the first failure; Finish reports it
   uint64_t records_ = 0;
   uint64_t stream_length_ = 0;
-  uint64_t stream_hash_ = 0;
   ByteWriter scratch_;
   // Run-length encoding: a decision encoded exactly like the one before (same thread at the
   // same kind of point, picking the same thread) is counted, not written.

@@ -55,7 +55,7 @@ std::string Wrap(std::string_view stream) {
   file.append(frame.data(), compressed);
   file.append(chess::trace::kTrailerMagic, sizeof(chess::trace::kTrailerMagic));
   const uint64_t length = stream.size();
-  const uint64_t hash = chess::trace::Fnv1a64(stream.data(), stream.size());
+  const uint64_t hash = chess::trace::Fnv1a64(file.data(), file.size() - sizeof(chess::trace::kTrailerMagic));
   for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(length >> (8 * i)));
   for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(hash >> (8 * i)));
   return file;
@@ -105,7 +105,7 @@ bool SameTrace(const Trace& a, const Trace& b) {
     const auto& x = *a.outcome;
     const auto& y = *b.outcome;
     if (x.outcome != y.outcome || x.exit_status != y.exit_status || x.signal != y.signal || x.message != y.message ||
-        x.scheduling_points != y.scheduling_points || x.virtual_nanos != y.virtual_nanos) {
+        x.scheduling_points != y.scheduling_points || x.virtual_nanos != y.virtual_nanos || x.report != y.report) {
       return false;
     }
   }

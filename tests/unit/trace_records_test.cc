@@ -42,7 +42,7 @@ std::string Container(const std::string& stream, uint16_t format_version = kForm
   file += compressed;
   file.append(kTrailerMagic, sizeof(kTrailerMagic));
   const uint64_t length = stream.size();
-  const uint64_t hash = Fnv1a64(stream.data(), stream.size());
+  const uint64_t hash = Fnv1a64(file.data(), file.size() - sizeof(kTrailerMagic));
   for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(length >> (8 * i)));
   for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(hash >> (8 * i)));
   return file;

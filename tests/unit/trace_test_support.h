@@ -188,6 +188,7 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
     EXPECT_EQ(actual.outcome->message, expected.outcome->message);
     EXPECT_EQ(actual.outcome->scheduling_points, expected.outcome->scheduling_points);
     EXPECT_EQ(actual.outcome->virtual_nanos, expected.outcome->virtual_nanos);
+    EXPECT_EQ(actual.outcome->report, expected.outcome->report);
   }
 }
 
@@ -256,6 +257,7 @@ inline Trace SmallTrace(int rounds = 40, int varied = 200) {
   outcome.message = "";
   outcome.scheduling_points = trace.decisions.size();
   outcome.virtual_nanos = 123456789;
+  outcome.report = "  thread 0 (pid 2, tid 2) blocked in futex(…)\n      #0 main+0x1c (prog)\n";
   trace.outcome = outcome;
   return trace;
 }
