@@ -16,6 +16,9 @@ namespace chess::trace {
 inline constexpr char kMagic[8] = {'C', 'H', 'E', 'S', 'S', 'T', 'R', 'C'};
 inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'};
 inline constexpr uint16_t kFormatVersion = 1;
+// The longest string a record may hold (an argument, a variable, a message, a report); the
+// reader refuses longer ones, and the writer cuts what it writes to fit.
+inline constexpr size_t kMaxRecordString = size_t{1} << 20;
 // The trailer: its magic, the length of the record stream, and FNV-1a 64 of every byte of the
 // file before the trailer (header and compressed frame), so that any change to the file is seen.
 inline constexpr size_t kTrailerSize = 8 + 8 + 8;

@@ -16,7 +16,7 @@ namespace {
 constexpr size_t kMaxFile = size_t{1} << 32;
 constexpr size_t kMaxStream = size_t{1} << 33;
 constexpr size_t kMaxDecisions = 10'000'000;
-constexpr size_t kMaxString = 1 << 20;
+constexpr size_t kMaxString = kMaxRecordString;
 constexpr size_t kMaxInput = size_t{1} << 31;  // standard input (chess-trace reads at most 256 MiB)
 constexpr size_t kMaxStrings = 1 << 20;
 constexpr size_t kMaxToolVersion = 256;

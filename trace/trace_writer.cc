@@ -15,6 +15,13 @@ void PutLittleEndian(std::string& out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
 }
 
+// A message or report cut to what a reader accepts, with a note that it was.
+std::string Fitting(const std::string& text) {
+  if (text.size() <= kMaxRecordString) return text;
+  const std::string note = "\n  … (cut: the rest did not fit in the trace)\n";
+  return text.substr(0, kMaxRecordString - note.size()) + note;
+}
+
 }  // namespace
 
 uint64_t Fnv1a64(const void* data, size_t size, uint64_t hash) {
@@ -171,10 +178,10 @@ void TraceWriter::WriteOutcome(const Outcome& outcome) {
   scratch_.U8(static_cast<uint8_t>((outcome.exit_status ? 1 : 0) | (outcome.signal ? 2 : 0)));
   scratch_.Signed(outcome.exit_status.value_or(0));
   scratch_.Signed(outcome.signal.value_or(0));
-  scratch_.String(outcome.message);
+  scratch_.String(Fitting(outcome.message));
   scratch_.Varint(outcome.scheduling_points);
   scratch_.Signed(outcome.virtual_nanos);
-  scratch_.String(outcome.report);
+  scratch_.String(Fitting(outcome.report));
   Emit(RecordType::kOutcome, scratch_.bytes());
 }
 

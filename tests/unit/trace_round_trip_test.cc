@@ -259,6 +259,17 @@ TEST(TraceRoundTrip, StandardInputOfEveryKind) {
   }
 }
 
+TEST(TraceRoundTrip, AReportTooLongForTheReaderIsCutToFit) {
+  ScratchDirectory dir;
+  Trace trace = test_support::SmallTrace(3);
+  trace.outcome->report = std::string(kMaxRecordString + 4096, 'r');
+  ASSERT_TRUE(WriteWholeTrace(dir.File("t"), trace).ok());
+  auto read = ReadTrace(dir.File("t"), kVersion);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(read->outcome->report.size(), kMaxRecordString);
+  EXPECT_NE(read->outcome->report.find("did not fit"), std::string::npos);
+}
+
 TEST(TraceRoundTrip, EveryOutcomeAndNoOutcome) {
   for (int kind = 0; kind <= static_cast<int>(search::Outcome::kError); ++kind) {
     ScratchDirectory dir;
