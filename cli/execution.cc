@@ -77,7 +77,7 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   }
   PreparedExecution prepared;
   std::string path;
-  if (auto problem = supervisor::ResolveProgram(settings.command.front(), path)) {
+  if (auto problem = supervisor::ResolveProgram(settings.executable.empty() ? settings.command.front() : settings.executable, path)) {
     messages.Say(problem->message);
     return problem->exit_code;
   }

@@ -18,6 +18,7 @@ namespace chess::cli {
 
 struct ExecutionSettings {
   std::vector<std::string> command;  // PROGRAM ARGS…
+  std::string executable;            // the file to run; empty: PROGRAM, looked up on PATH
   std::vector<std::string> env;
   std::string cwd;                   // empty: chess-trace's own
   std::optional<int> cpu;

@@ -167,8 +167,12 @@ int ReplayCommand(const ReplayOptions& options) {
   settings.isolation_required = trace->options.isolation != 0;
   if (trace->standard_input) settings.input = FromTrace(*trace->standard_input);
   settings.sync_points = trace->options.sync_points;
-  if (options.command.empty() && settings.command.front().find('/') == std::string::npos) {
-    settings.command.front() = trace->command.path;  // as it was resolved when recorded
+  if (options.command.empty()) {
+    // The executable as it was resolved when recorded (a relative one from the recorded working
+    // directory, wherever the replay is started); argv stays exactly as recorded.
+    std::string path = trace->command.path;
+    if (!path.empty() && path.front() != '/' && !trace->command.cwd.empty()) path = trace->command.cwd + "/" + path;
+    settings.executable = path;
   }
   auto prepared = PrepareExecution(settings, messages);
   if (auto* code = std::get_if<int>(&prepared)) return *code;

@@ -2,6 +2,8 @@
 
 #include <elf.h>
 
+#include <algorithm>
+
 #include "supervisor/remote_memory.h"
 
 namespace chess::supervisor {
@@ -13,12 +15,17 @@ constexpr uint64_t kMaxStrings = 1 << 20;  // argv + envp entries, a bound of th
 
 // The address just past a NULL-terminated array of pointers starting at `address`.
 std::optional<uint64_t> SkipPointerArray(const RemoteMemory& memory, uint64_t address) {
+  // Read in blocks, but never past the end of the page: with a small environment the array
+  // ends a few words below the top of the stack, and a block across it would fail whole.
   uint64_t block[64];
-  for (uint64_t read = 0; read < kMaxStrings; read += 64) {
-    if (!memory.Read(address, block, sizeof(block))) return std::nullopt;
-    for (int i = 0; i < 64; ++i, address += 8) {
+  for (uint64_t read = 0; read < kMaxStrings;) {
+    const uint64_t to_page_end = (4096 - address % 4096) / 8;
+    const uint64_t count = std::min<uint64_t>(64, to_page_end == 0 ? 1 : to_page_end);
+    if (!memory.Read(address, block, count * 8)) return std::nullopt;
+    for (uint64_t i = 0; i < count; ++i, address += 8) {
       if (block[i] == 0) return address + 8;
     }
+    read += count;
   }
   return std::nullopt;
 }

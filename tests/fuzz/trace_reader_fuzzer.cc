@@ -83,7 +83,7 @@ bool SameTrace(const Trace& a, const Trace& b) {
       a.outside_waits.size() != b.outside_waits.size() || a.outcome.has_value() != b.outcome.has_value()) {
     return false;
   }
-  if (a.standard_input.has_value() != b.standard_input.has_value() ||
+  if (a.options.sync_points != b.options.sync_points || a.standard_input.has_value() != b.standard_input.has_value() ||
       (a.standard_input && (a.standard_input->kind != b.standard_input->kind ||
                             a.standard_input->bytes != b.standard_input->bytes))) {
     return false;
