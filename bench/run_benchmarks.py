@@ -32,8 +32,10 @@ def measure(command, key):
 
 
 def wall(command):
+    # stdin is /dev/null: `run --trace` reads a piped stdin to its end (and records it), which
+    # would wait for the caller's pipe to close, and make the rounds' traces differ.
     started = time.monotonic()
-    out = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
+    out = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
     if out.returncode != 0:
         sys.exit(f"benchmark failed: {' '.join(command)}\n{out.stderr.decode(errors='replace')}")
     return time.monotonic() - started
@@ -50,7 +52,7 @@ def tool_commands(tmp, programs):
         "pigz -p 2": f"pigz -p 2 -c {data} > /dev/null",
         "sort --parallel=2": f"sort --parallel=2 -S 64M -r {data} > /dev/null",
         "make -j2 (9 compiles, ar, link)": os.path.join(programs, "build_make_project.sh") + " > /dev/null",
-        "shell pipeline (seq | sort | uniq | wc)": f"cat {data} | sort -r | uniq -c | sort -n | wc -l > /dev/null",
+        "shell pipeline (cat | sort | uniq | sort | wc)": f"cat {data} | sort -r | uniq -c | sort -n | wc -l > /dev/null",
     }
     return {name: ["sh", "-c", command] for name, command in tools.items()
             if subprocess.run(["sh", "-c", f"command -v {command.split()[0]}"], capture_output=True).returncode == 0
@@ -257,7 +259,7 @@ def trace_section(args, ct, bench):
         return [x / y for x, y in zip(a, b)]
 
     with tempfile.TemporaryDirectory() as tmp:
-        pipeline_name = "shell pipeline (seq | sort | uniq | wc)"
+        pipeline_name = "shell pipeline (cat | sort | uniq | sort | wc)"
         pipeline = tool_commands(tmp, os.path.join(args.build, "tests", "programs"))[pipeline_name]
         programs = {
             f"sched_yield loop, 1 thread ({args.yields:,} calls)": yields,
