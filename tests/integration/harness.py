@@ -304,13 +304,16 @@ def clean_report_and_log(chess_trace, program):
     print("ok: clean report and --log")
 
 
-def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments):
+def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, absent_texts=()):
     code, out, err = run([chess_trace] + arguments)
     if code != expected:
         fail(f"chess-trace {' '.join(arguments)} exited {code}, expected {expected}\nstderr:\n{err}")
     for text in stderr_texts:
         if text not in err:
             fail(f"stderr should mention {text!r}:\n{err}")
+    for text in absent_texts:
+        if text in err:
+            fail(f"stderr should not mention {text!r}:\n{err}")
     for text in stdout_texts:
         if text not in out:
             fail(f"stdout should contain {text!r}:\n{out}")
@@ -658,6 +661,7 @@ def main():
     p.add_argument("code", type=int)
     p.add_argument("--stderr", action="append", default=[])
     p.add_argument("--stdout", action="append", default=[])
+    p.add_argument("--not-stderr", action="append", default=[], help="text stderr must not contain")
     p.add_argument("arguments", nargs=argparse.REMAINDER)
     p = sub.add_parser("no-survivors")
     p.add_argument("--stderr", default="")
@@ -730,7 +734,7 @@ def main():
     elif args.check == "no-survivors":
         no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
-        exit_code(args.chess_trace, args.code, args.stderr, args.stdout, args.arguments)
+        exit_code(args.chess_trace, args.code, args.stderr, args.stdout, args.arguments, args.not_stderr)
 
 
 if __name__ == "__main__":
