@@ -33,6 +33,13 @@ Result<void> Messages::OpenLog(const std::string& path) {
   return {};
 }
 
+bool Messages::UseLog(const std::string& path) {
+  if (path.empty()) return true;
+  auto opened = OpenLog(path);
+  if (!opened) Say(opened.error());
+  return opened.ok();
+}
+
 void Messages::Say(const std::string& text) { Raw("chess-trace: " + text + "\n"); }
 
 void Messages::Raw(const std::string& text) {

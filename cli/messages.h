@@ -16,6 +16,8 @@ class Messages {
   ~Messages();
   // Sends every later message to `path` (appending).
   Result<void> OpenLog(const std::string& path);
+  // OpenLog for a --log option that may be empty; on failure says why and returns false.
+  bool UseLog(const std::string& path);
   void Say(const std::string& text);  // one line, prefixed "chess-trace: "
   void Raw(const std::string& text);  // verbatim
 

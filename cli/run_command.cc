@@ -137,12 +137,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
 
 int RunCommand(const RunOptions& options) {
   Messages messages;
-  if (!options.log_path.empty()) {
-    if (auto opened = messages.OpenLog(options.log_path); !opened) {
-      messages.Say(opened.error());
-      return kExitError;
-    }
-  }
+  if (!messages.UseLog(options.log_path)) return kExitError;
   const std::optional<uint64_t> seed = ParseSeed(options.seed);
   if (!seed) {
     messages.Say("--seed " + options.seed + ": expected a whole number from 0 to 18446744073709551615");

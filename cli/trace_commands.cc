@@ -13,6 +13,7 @@
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/event_waiter.h"
+#include "supervisor/thread_table.h"
 #include "trace/recorder.h"
 #include "trace/render.h"
 #include "trace/trace_reader.h"
@@ -96,13 +97,8 @@ void AwaitInspection(const supervisor::Handover& handover, Messages& messages) {
     if (supervisor::PendingStopSignal() != 0) return;
     bool any = false;
     for (pid_t pid : handover.processes) {
-      char state = 0;
-      const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-      if (FILE* stat = std::fopen(path.c_str(), "re")) {
-        if (std::fscanf(stat, "%*d (%*[^)]) %c", &state) != 1) state = 0;
-        std::fclose(stat);
-      }
-      any = any || (state != 0 && state != 'Z' && state != 'X');
+      const std::optional<char> state = supervisor::KernelState(pid);
+      any = any || (state && *state != 'Z' && *state != 'X');
     }
     if (!any) {
       messages.Say("every process of the tree has ended");
@@ -142,12 +138,7 @@ CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
 
 int ReplayCommand(const ReplayOptions& options) {
   Messages messages;
-  if (!options.log_path.empty()) {
-    if (auto opened = messages.OpenLog(options.log_path); !opened) {
-      messages.Say(opened.error());
-      return kExitError;
-    }
-  }
+  if (!messages.UseLog(options.log_path)) return kExitError;
   auto trace = trace::ReadTrace(options.trace_path, ToolVersion());
   if (!trace) {
     messages.Say(trace.error());

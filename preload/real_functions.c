@@ -46,14 +46,14 @@ static long resolver_tid;
 
 static void *function_for_first_call(enum chess_real_id id);
 
-/* The first-call stubs: the initial value of every chess_real_<name>. */
-#define CHESS_FIRST_CALL_STUB(ret, name, params, args, version)                              \
+/* The first-call trampolines: the initial value of every chess_real_<name>. */
+#define CHESS_FIRST_CALL_TRAMPOLINE(ret, name, params, args, version)                        \
   static ret chess_first_call_##name params {                                                \
     ret(*real) params = (ret(*) params)function_for_first_call(CHESS_REAL_ID_##name);      \
     return real args;                                                                        \
   }
-CHESS_FOR_EACH_REAL_FUNCTION(CHESS_FIRST_CALL_STUB)
-#undef CHESS_FIRST_CALL_STUB
+CHESS_FOR_EACH_REAL_FUNCTION(CHESS_FIRST_CALL_TRAMPOLINE)
+#undef CHESS_FIRST_CALL_TRAMPOLINE
 
 #define CHESS_DEFINE_REAL(ret, name, params, args, version) \
   ret(*chess_real_##name) params = chess_first_call_##name;

@@ -1,8 +1,8 @@
 /* The C library functions the shim wraps, and how a wrapper reaches the real one.
  *
  * Every wrapper calls through a pointer, chess_real_<name>. It starts out pointing at a
- * first-call stub, so a wrapper that runs before the shim's constructor (from another library's
- * constructor, say) works without testing anything: the stub resolves all the pointers, then
+ * first-call trampoline, so a wrapper that runs before the shim's constructor (from another library's
+ * constructor, say) works without testing anything: the trampoline resolves all the pointers, then
  * calls on. After that the pointer is the real function and a call costs one indirect jump.
  *
  * The list below is the single place that names each function, its prototype and, where the

@@ -5,29 +5,13 @@
 // RET_TRACE without a tracer), so it cannot go on as the recording did.
 #include <signal.h>
 
-#include <cstdio>
 #include <ctime>
 #include <set>
-#include <string>
 
 #include "supervisor/supervisor.h"
 #include "supervisor/thread_report.h"
 
 namespace chess::supervisor {
-namespace {
-
-// The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z'…), or 0 when it is gone.
-char ProcessState(pid_t pid) {
-  char state = 0;
-  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
-  if (FILE* stat = std::fopen(path.c_str(), "re")) {
-    if (std::fscanf(stat, "%*d (%*[^)]) %c", &state) != 1) state = 0;
-    std::fclose(stat);
-  }
-  return state;
-}
-
-}  // namespace
 
 void Supervisor::HandOver(const std::string& where) {
   Handover handover;
@@ -58,7 +42,7 @@ void Supervisor::HandOver(const std::string& where) {
   // space): a debugger attached before would see it running. Bounded: a second at most.
   for (int look = 0; look < 1000; ++look) {
     bool all_stopped = true;
-    for (pid_t process : processes) all_stopped = all_stopped && ProcessState(process) != 'R';
+    for (pid_t process : processes) all_stopped = all_stopped && KernelState(process) != 'R';
     if (all_stopped) break;
     const timespec pause{0, 1'000'000};
     nanosleep(&pause, nullptr);

@@ -77,15 +77,7 @@ void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal) {
     for (const auto& [id, t] : threads_.Live()) {
       if (t->process == process && t->state == ThreadState::kStopped) stopped.push_back(t->tid);
     }
-    for (pid_t tid : stopped) {
-      for (int events = 0; events < 16; ++events) {
-        Thread* t = threads_.Find(tid);
-        if (t == nullptr || t->state != ThreadState::kStopped) break;
-        auto event = ptrace::WaitFor(tid);
-        if (!event) break;
-        HandleEvent(*event);
-      }
-    }
+    for (pid_t tid : stopped) AwaitThread(tid, [](const Thread& t) { return t.state != ThreadState::kStopped; });
   }
 }
 

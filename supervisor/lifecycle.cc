@@ -149,13 +149,7 @@ void Supervisor::SettleVforkParent(Process& child) {
   // VFORK_DONE is collected now, so that it can be picked at the very next decision whatever
   // the kernel's timing.
   const pid_t parent = std::exchange(child.vfork_parent, 0);
-  for (int events = 0; parent != 0 && events < 16; ++events) {
-    Thread* waiting = threads_.Find(parent);
-    if (waiting == nullptr || !waiting->in_vfork || waiting->state == ThreadState::kDead) break;
-    auto event = ptrace::WaitFor(parent);
-    if (!event) break;
-    HandleEvent(*event);
-  }
+  if (parent != 0) AwaitThread(parent, [](const Thread& t) { return !t.in_vfork; });
 }
 
 void Supervisor::PatchNewImage(Thread& thread) {
@@ -217,35 +211,29 @@ void Supervisor::OnExitEvent(Thread& thread) {
   if (auto death = ptrace::WaitFor(thread.tid)) HandleEvent(*death);
 }
 
+void Supervisor::AwaitThread(pid_t tid, const std::function<bool(const Thread&)>& done) {
+  // Bounded: a thread reports only a few events (a signal stop, an exit) before any of these.
+  for (int events = 0; events < 16; ++events) {
+    const Thread* thread = threads_.Find(tid);
+    if (thread == nullptr || thread->state == ThreadState::kDead || done(*thread)) return;
+    auto event = ptrace::WaitFor(tid);
+    if (!event) return;
+    HandleEvent(*event);
+  }
+}
+
 void Supervisor::CollectDyingProcess(Process& process) {
   // Each thread leaves its stop for the kernel's SIGKILL and reports PTRACE_EVENT_EXIT, then its
   // death; the leader's death comes last, when the group is empty.
-  const pid_t leader = process.tgid;
-  for (int round = 0; round < 2; ++round) {
-    std::vector<pid_t> waiting;
-    for (const auto& [id, other] : threads_.Live()) {
-      if (other->process != &process) continue;
-      if (round == 0 ? other->state != ThreadState::kExiting : other->tid != leader) waiting.push_back(other->tid);
-    }
-    if (round == 1) {
-      for (const auto& [id, other] : threads_.Live()) {
-        if (other->process == &process && other->tid == leader) waiting.push_back(leader);
-      }
-    }
-    for (pid_t tid : waiting) {
-      // Until it has died (round 1), or at least reached its exit (round 0).
-      for (int events = 0; events < 16; ++events) {
-        Thread* waited = threads_.Find(tid);
-        if (waited == nullptr || waited->state == ThreadState::kDead ||
-            (round == 0 && waited->state == ThreadState::kExiting)) {
-          break;
-        }
-        auto event = ptrace::WaitFor(tid);
-        if (!event) break;
-        HandleEvent(*event);
-      }
-    }
+  std::vector<pid_t> members;
+  for (const auto& [id, other] : threads_.Live()) {
+    if (other->process == &process && other->tid != process.tgid) members.push_back(other->tid);
   }
+  members.push_back(process.tgid);
+  for (pid_t tid : members) {
+    AwaitThread(tid, [](const Thread& t) { return t.state == ThreadState::kExiting; });
+  }
+  for (pid_t tid : members) AwaitThread(tid, [](const Thread&) { return false; });  // until dead
 }
 
 void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {

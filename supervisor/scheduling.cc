@@ -215,7 +215,6 @@ bool Supervisor::Dispatch(Thread& thread) {
   if (thread.entry_pending) {
     // A syscall put off by the budget or a replayed interrupt: its handler runs now.
     thread.entry_pending = false;
-    FlushRegisters(thread);
     thread.state = ThreadState::kRunning;
     running_ = &thread;
     ++dispatches_;

@@ -13,13 +13,6 @@
 namespace chess::supervisor {
 namespace {
 
-Disposition SignalEntry(SyscallContext& ctx) {
-  const int64_t nr = ctx.thread.call.nr;
-  const auto target = nr == SYS_pidfd_send_signal ? 0 : static_cast<pid_t>(
-      nr == SYS_tgkill || nr == SYS_rt_tgsigqueueinfo ? ctx.Arg(1) : ctx.Arg(0));
-  return Disposition::Point(search::OpKind::kSignal, static_cast<uint64_t>(target), true, true);
-}
-
 // The target of a kill-like call as the program named it (a process, or 0 or less: a group or
 // everyone), and the signal; nullopt for a pidfd.
 struct SignalTarget {
@@ -43,6 +36,11 @@ std::optional<SignalTarget> TargetOf(const SyscallContext& ctx) {
   }
 }
 
+Disposition SignalEntry(SyscallContext& ctx) {
+  const std::optional<SignalTarget> target = TargetOf(ctx);
+  return Disposition::Point(search::OpKind::kSignal, static_cast<uint64_t>(target ? target->pid : 0), true, true);
+}
+
 bool ActsAtOnce(int signal) { return signal == SIGCONT || signal == SIGKILL; }
 
 Disposition SignalExit(SyscallContext& ctx) {
@@ -54,28 +52,15 @@ Disposition SignalExit(SyscallContext& ctx) {
 }
 
 Disposition SignalExecute(SyscallContext& ctx) {
-  const int64_t nr = ctx.thread.call.nr;
   const std::optional<SignalTarget> target = TargetOf(ctx);
-  const bool settle = target && ActsAtOnce(target->signal) &&
-                      ctx.services.SignalActsAtOnce(target->pid, target->thread, target->signal);
-  switch (nr) {
-    case SYS_kill:
-    case SYS_rt_sigqueueinfo: {
-      const auto pid = static_cast<pid_t>(ctx.Arg(0));
-      ctx.services.SignalSent(pid > 0 ? pid : 0, false);  // 0, -1, -pgid: possibly everyone
-      break;
-    }
-    case SYS_tkill:
-      ctx.services.SignalSent(static_cast<pid_t>(ctx.Arg(0)), true);
-      break;
-    case SYS_tgkill:
-    case SYS_rt_tgsigqueueinfo:
-      ctx.services.SignalSent(static_cast<pid_t>(ctx.Arg(1)), true);
-      break;
-    default:
-      ctx.services.SignalSent(0, false);  // a pidfd: the target is not worth resolving
-      break;
+  if (!target) {
+    ctx.services.SignalSent(0, false);  // a pidfd: the target is not worth resolving
+    return Disposition::Native();
   }
+  // 0, -1, -pgid: possibly everyone.
+  ctx.services.SignalSent(target->thread || target->pid > 0 ? target->pid : 0, target->thread);
+  const bool settle = ActsAtOnce(target->signal) &&
+                      ctx.services.SignalActsAtOnce(target->pid, target->thread, target->signal);
   return settle ? Disposition::NativeThenExit() : Disposition::Native();
 }
 

@@ -330,11 +330,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   // time, which varies: here it got further): the interrupt is presented now, and the syscall
   // is taken up when the thread is picked again, so the schedule lines up with the recording.
   if (strategy_.InterruptedBefore(thread.id, thread.syscalls - 1)) {
-    thread.entry_pending = true;
-    thread.state = ThreadState::kReady;
-    thread.point = {thread.id, search::OpKind::kInterrupted};
-    AdvanceTime(options_.slice.count());
-    Park(thread, search::StopReason::kYielded);
+    PutOffSyscall(thread, search::OpKind::kInterrupted);
     return;
   }
   if (thread.native_once) {
@@ -348,14 +344,19 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   ++syscalls_since_switch_;
   const std::optional<bool> replayed = strategy_.YieldsAt(thread.id, thread.syscalls);
   if (replayed ? *replayed : (yield_due_ || syscalls_since_switch_ >= kSyscallBudget)) {
-    thread.entry_pending = true;
-    thread.state = ThreadState::kReady;
-    thread.point = {thread.id, search::OpKind::kFairnessYield};
-    AdvanceTime(options_.slice.count());  // it computed for a slice, as a backstop interrupt says
-    Park(thread, search::StopReason::kYielded);
+    PutOffSyscall(thread, search::OpKind::kFairnessYield);
     return;
   }
   TakeUpSyscall(thread);
+}
+
+void Supervisor::PutOffSyscall(Thread& thread, search::OpKind why) {
+  // The thread gives way before its call is looked at; TakeUpSyscall runs when it is picked.
+  thread.entry_pending = true;
+  thread.state = ThreadState::kReady;
+  thread.point = {thread.id, why};
+  AdvanceTime(options_.slice.count());  // it computed for a slice, as a backstop interrupt says
+  Park(thread, search::StopReason::kYielded);
 }
 
 void Supervisor::TakeUpSyscall(Thread& thread) {

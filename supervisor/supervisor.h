@@ -155,6 +155,9 @@ class Supervisor final : private HandlerServices {
   // The handler of the thread's trapped syscall decides what happens (also later: a call put
   // off by the syscall budget).
   void EnterSyscall(Thread& thread);
+  // The thread yields at its trapped syscall before the call is looked at (a fairness yield, a
+  // replayed interrupt), as a point of kind `why`.
+  void PutOffSyscall(Thread& thread, search::OpKind why);
   // The trapped syscall goes on: run again by the kernel (native_once), or to its handler.
   void TakeUpSyscall(Thread& thread);
   // Whether the running thread has used up its slice: CPU time it spent, not wall time, so a
@@ -189,6 +192,9 @@ class Supervisor final : private HandlerServices {
   // Hides the vDSO and seeds AT_RANDOM in a new image (virtual time, seeded randomness).
   void PatchNewImage(Thread& thread);
   void OnExitEvent(Thread& thread);
+  // Handles `tid`'s events, and no one else's, until `done` holds of it or it is gone: for
+  // changes the kernel makes at once but reports when it likes.
+  void AwaitThread(pid_t tid, const std::function<bool(const Thread&)>& done);
   // Waits for every thread of a process that is ending to exit and die (see OnExitEvent).
   void CollectDyingProcess(Process& process);
   // Waits for the vfork parent of `child`, which just exec'd or died, to report it is awake.

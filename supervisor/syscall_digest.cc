@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "search/fnv1a.h"
 #include "seccomp/syscall_table.h"
 #include "supervisor/remote_memory.h"
 
@@ -20,12 +21,6 @@ namespace {
 constexpr size_t kMaxDigested = 64 * 1024;  // bytes of a buffer looked at
 constexpr size_t kSampleLength = 200;       // bytes of it shown to a person
 constexpr size_t kPageSize = 4096;
-
-uint64_t Fnv1a(const void* data, size_t size, uint64_t hash = 0xcbf29ce484222325ull) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 0x100000001b3ull;
-  return hash;
-}
 
 // Up to `size` bytes at `address`, fewer if the memory ends.
 std::string ReadBytes(pid_t tid, uint64_t address, size_t size) {
@@ -166,12 +161,12 @@ search::SyscallEvent Base(const Thread& thread) {
 search::SyscallEvent EntryEvent(const Thread& thread) {
   search::SyscallEvent event = Base(thread);
   const int64_t nr = thread.call.nr;
-  uint64_t digest = Fnv1a(&nr, sizeof(nr));
+  uint64_t digest = search::Fnv1a64(&nr, sizeof(nr));
   // Scalar arguments of the calls the table knows (the registers of unused arguments hold
   // whatever was left there, and pointers say nothing by themselves).
   if (const seccomp::SyscallRow* row = seccomp::FindSyscall(nr)) {
     for (int i = 0; i < 6; ++i) {
-      if (IsScalar(row->args[i])) digest = Fnv1a(&thread.call.args[i], sizeof(uint64_t), digest);
+      if (IsScalar(row->args[i])) digest = search::Fnv1a64(&thread.call.args[i], sizeof(uint64_t), digest);
     }
   }
   std::string content;
@@ -183,7 +178,7 @@ search::SyscallEvent EntryEvent(const Thread& thread) {
     if (nr == SYS_rename) content += " -> " + ReadPath(thread.tid, thread.call.args[1]);
   }
   if (!content.empty()) {
-    digest = Fnv1a(content.data(), content.size(), digest);
+    digest = search::Fnv1a64(content.data(), content.size(), digest);
     event.sample = Sample(content);
   }
   event.digest = digest;
@@ -195,11 +190,11 @@ search::SyscallEvent ExitEvent(const Thread& thread) {
   event.exit = true;
   event.result = thread.regs.Return();
   const Output output = OutputOf(thread.call.nr);
-  uint64_t digest = Fnv1a(&event.result, sizeof(event.result));
+  uint64_t digest = search::Fnv1a64(&event.result, sizeof(event.result));
   if (output.arg >= 0 && event.result >= 0) {
     const size_t size = output.fixed != 0 ? output.fixed : static_cast<size_t>(event.result);
     const std::string bytes = ReadBytes(thread.tid, thread.call.args[output.arg], size);
-    digest = Fnv1a(bytes.data(), bytes.size(), digest);
+    digest = search::Fnv1a64(bytes.data(), bytes.size(), digest);
     event.sample = output.fixed == sizeof(struct stat) ? DescribeStat(bytes) : Sample(bytes);
   }
   event.digest = digest;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "search/fnv1a.h"
 #include "search/outcome.h"
 #include "search/replay_strategy.h"
 
@@ -97,7 +98,7 @@ struct Trace {
   std::optional<Outcome> outcome;  // empty: the run was cut short before it ended
 };
 
-// FNV-1a, 64 bits: the trailer's checksum of the record stream.
-uint64_t Fnv1a64(const void* data, size_t size, uint64_t hash = 0xcbf29ce484222325ull);
+// FNV-1a, 64 bits: the trailer's checksum of the bytes before it.
+using search::Fnv1a64;
 
 }  // namespace chess::trace

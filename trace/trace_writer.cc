@@ -24,15 +24,6 @@ std::string Fitting(const std::string& text) {
 
 }  // namespace
 
-uint64_t Fnv1a64(const void* data, size_t size, uint64_t hash) {
-  const auto* bytes = static_cast<const uint8_t*>(data);
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= bytes[i];
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
 TraceWriter::~TraceWriter() {
   if (fd_ >= 0) close(fd_);
   if (!temporary_.empty()) unlink(temporary_.c_str());

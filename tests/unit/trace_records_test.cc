@@ -48,6 +48,21 @@ std::string Container(const std::string& stream, uint16_t format_version = kForm
   return file;
 }
 
+// An options record's payload, in the first layout (no sync points byte): the strategy, seed 1,
+// `has_epoch`, and zeros.
+ByteWriter OptionsPayload(const std::string& strategy, uint8_t has_epoch = 0) {
+  ByteWriter w;
+  w.String(strategy);
+  w.Varint(1);
+  w.U8(has_epoch);
+  w.Signed(0);
+  w.Varint(0);
+  w.Varint(0);
+  w.U8(0);
+  w.Varint(0);
+  return w;
+}
+
 // Builds a record stream: typed records, then (unless told otherwise) the end record.
 class Stream {
  public:
@@ -255,15 +270,7 @@ TEST(TraceRecords, CountsLargerThanTheRecordAreRefusedBeforeAllocating) {
 TEST(TraceRecords, RecordLongerOrShorterThanItsPayload) {
   // The options record with a byte too many: malformed.
   Stream extra;
-  ByteWriter w;
-  w.String("s");
-  w.Varint(1);
-  w.U8(0);
-  w.Signed(0);
-  w.Varint(0);
-  w.Varint(0);
-  w.U8(0);
-  w.Varint(0);
+  ByteWriter w = OptionsPayload("s");
   w.U8(0);  // sync points
   w.U8(0x55);
   extra.Command().Record(RecordType::kOptions, w).End();
@@ -279,15 +286,7 @@ TEST(TraceRecords, RecordLongerOrShorterThanItsPayload) {
 }
 
 TEST(TraceRecords, FlagsOutOfRange) {
-  ByteWriter w;
-  w.String("s");
-  w.Varint(1);
-  w.U8(2);  // has_epoch must be 0 or 1
-  w.Signed(0);
-  w.Varint(0);
-  w.Varint(0);
-  w.U8(0);
-  w.Varint(0);
+  const ByteWriter w = OptionsPayload("s", 2);  // has_epoch must be 0 or 1
   Stream epoch;
   epoch.Command().Record(RecordType::kOptions, w).End();
   ExpectRefused(epoch, "bad flag");
@@ -371,15 +370,7 @@ TEST(TraceRecords, NegativeOutsideWait) {
 }
 
 TEST(TraceRecords, StringsLongerThanTheLimit) {
-  ByteWriter w;
-  w.String(std::string(257, 's'));  // the strategy name is at most 256 bytes
-  w.Varint(1);
-  w.U8(0);
-  w.Signed(0);
-  w.Varint(0);
-  w.Varint(0);
-  w.U8(0);
-  w.Varint(0);
+  const ByteWriter w = OptionsPayload(std::string(257, 's'));  // the strategy name is at most 256 bytes
   Stream s;
   s.Command().Record(RecordType::kOptions, w).End();
   ExpectRefused(s, "malformed");
