@@ -22,6 +22,7 @@ class RecordingStrategy final : public Strategy {
     return picked;
   }
   [[nodiscard]] std::optional<std::string> Divergence() const override { return inner_.Divergence(); }
+  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return inner_.Verdict(); }
   [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override {
     return inner_.MayInterrupt(thread, points);
   }

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "search/outcome.h"
 #include "search/scheduling_point.h"
 #include "search/thread_id.h"
 
@@ -32,6 +33,13 @@ struct SchedulingContext {
   SchedulingPoint point;
 };
 
+// A strategy that ends an execution itself says why: a livelock, a good-Samaritan violation, the
+// step limit.
+struct StrategyVerdict {
+  Outcome outcome = Outcome::kStepLimit;
+  std::string message;
+};
+
 class Strategy {
  public:
   virtual ~Strategy() = default;
@@ -45,6 +53,10 @@ class Strategy {
   // Set once the strategy can no longer follow the execution (a replay whose recorded schedule
   // does not fit what happens): the execution then ends as a divergence, with this message.
   [[nodiscard]] virtual std::optional<std::string> Divergence() const { return std::nullopt; }
+
+  // Set when the strategy ends the execution after its last decision (the supervisor stops the
+  // tree there): the outcome and a message for the report.
+  [[nodiscard]] virtual std::optional<StrategyVerdict> Verdict() const { return std::nullopt; }
 
   // Whether the backstop may interrupt `thread`, running since its `points`-th scheduling point,
   // after it used up its slice. A replay allows exactly the interrupts it recorded.

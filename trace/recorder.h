@@ -20,6 +20,7 @@ class TraceRecorder final : public search::Strategy, public search::ExecutionLog
   void BeginExecution() override { inner_.BeginExecution(); }
   [[nodiscard]] search::ThreadId PickThread(const search::SchedulingContext& context) override;
   [[nodiscard]] std::optional<std::string> Divergence() const override { return inner_.Divergence(); }
+  [[nodiscard]] std::optional<search::StrategyVerdict> Verdict() const override { return inner_.Verdict(); }
   [[nodiscard]] bool MayInterrupt(search::ThreadId thread, uint64_t points) const override {
     return inner_.MayInterrupt(thread, points);
   }

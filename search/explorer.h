@@ -1,0 +1,113 @@
+// Explorer: the systematic search over an abstract program (design §4). Each execution replays
+// a prefix of an earlier one, takes one new choice there, and runs on without preempting; the
+// alternatives it passes become new work. Iterative preemption bounding (PLDI'07): round c runs
+// exactly the executions with c preemptions — alternatives that cost no preemption stay in the
+// round, those that cost one wait for the next — so bugs are found with the fewest preemptions
+// first, and "every schedule with ≤ c preemptions" is a statement of coverage. Pure logic: the
+// program is run by an ExecutionBackend (the supervisor, or a model in the tests).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/bounded_execution.h"
+#include "search/liveness_monitor.h"
+#include "search/outcome.h"
+#include "search/strategy.h"
+
+namespace chess::search {
+
+// How one execution ended, as far as the search cares.
+struct ExecutionSummary {
+  Outcome outcome = Outcome::kError;
+  std::string message;
+  // What makes two bugs the same one (--keep-going): the outcome and where it happened, e.g. the
+  // failing thread's stack; empty: the outcome alone.
+  std::string signature;
+};
+
+// Runs the program once from the same starting world each time, every scheduling decision taken
+// by `strategy`. The backend may keep whatever else it wants of the execution (its output, its
+// thread states) for the report of a bug.
+class ExecutionBackend {
+ public:
+  virtual ~ExecutionBackend() = default;
+  virtual ExecutionSummary Execute(Strategy& strategy) = 0;
+};
+
+struct ExplorerOptions {
+  uint32_t preemption_bound = 2;
+  uint64_t max_executions = 100'000;
+  bool keep_going = false;  // collect every distinct bug instead of stopping at the first
+  LivenessLimits liveness;
+};
+
+struct FoundBug {
+  uint64_t execution = 0;  // 1-based, counting every execution run
+  ExecutionSummary summary;
+  uint32_t preemptions = 0;
+  std::vector<size_t> preemption_decisions;  // which decisions were preemptions
+  std::vector<RecordedDecision> schedule;    // every decision, for a replay
+};
+
+// Why the search stopped.
+enum class SearchEnd : uint8_t {
+  kBoundExplored,  // every schedule within the preemption bound ran
+  kExhausted,      // every schedule there is ran (none needs more preemptions)
+  kBug,            // stopped at the first bug (without --keep-going)
+  kMaxExecutions,  // --max-executions
+  kStopped,        // the caller asked (time limit, Ctrl-C)
+  kError,          // an execution ended in chess-trace's own error
+};
+
+struct Coverage {
+  std::string strategy = "pb";
+  std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran
+  uint64_t schedules = 0;  // executions that followed their schedule to the end (bugs included)
+  uint64_t pruned = 0;     // branches given up after diverging twice
+  bool complete = false;   // every schedule within the bound (or all there are) ran
+};
+
+struct ExplorationResult {
+  std::vector<FoundBug> bugs;
+  uint64_t executions = 0;    // every execution run, retries of divergences included
+  uint64_t step_limited = 0;  // executions that passed --max-steps without a livelock
+  uint64_t divergences = 0;   // executions that could not follow their prefix
+  uint32_t bound = 0;         // the round the search was in when it ended
+  Coverage coverage;
+  SearchEnd end = SearchEnd::kBoundExplored;
+  std::optional<ExecutionSummary> error;  // with SearchEnd::kError
+  std::string last_step_limit;            // a step-limited execution's message, for the report
+};
+
+struct ExplorerProgress {
+  uint64_t executions = 0;
+  uint32_t bound = 0;
+  uint64_t done_in_bound = 0;   // schedules run in this round
+  uint64_t queued_in_bound = 0; // still to run in this round (more appear as it goes)
+  uint64_t queued_next = 0;     // found for the next round
+  size_t bugs = 0;
+};
+
+struct ExplorerHooks {
+  // Asked before each execution: true ends the search (time limit, Ctrl-C).
+  std::function<bool()> should_stop;
+  // Told after each execution.
+  std::function<void(const ExplorerProgress&)> progress;
+};
+
+class Explorer {
+ public:
+  Explorer(ExplorerOptions options, ExecutionBackend& backend) : options_(std::move(options)), backend_(backend) {}
+
+  ExplorationResult Explore(const ExplorerHooks& hooks = {});
+
+ private:
+  ExplorerOptions options_;
+  ExecutionBackend& backend_;
+};
+
+}  // namespace chess::search
