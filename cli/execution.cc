@@ -97,8 +97,9 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   spec.path = path;
   spec.argv = settings.command;
   spec.env = settings.env;
+  std::optional<std::string> shim;
   if (settings.sync_points) {
-    const std::optional<std::string> shim = FindPreloadShim();
+    shim = FindPreloadShim();
     if (!shim) {
       messages.Say("--sync-points auto: the preload shim libchess_preload.so is neither next to chess-trace nor "
                    "in ../lib/chess-trace from it; reinstall chess-trace, or give --sync-points syscalls");
@@ -123,6 +124,12 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   options.seed = settings.seed;
   options.isolation = supervisor::IsolationFromWord(settings.isolation);
   options.isolation_required = settings.isolation_required;
+  // A private /tmp hides what is under it: the working directory and the program stay.
+  std::vector<std::string> kept{settings.cwd, path.substr(0, path.rfind('/'))};
+  if (shim) kept.push_back(shim->substr(0, shim->rfind('/')));
+  for (const std::string& directory : kept) {
+    if (directory.rfind("/tmp/", 0) == 0) options.isolation.kept_in_tmp.push_back(directory);
+  }
   options.notice = [&messages](const std::string& text) { messages.Say(text); };
   prepared.input = settings.input;
   return prepared;

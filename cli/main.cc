@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/exit_codes.h"
+#include "cli/explore_command.h"
 #include "cli/run_command.h"
 #include "cli/trace_commands.h"
 
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
       "time, and decides every thread switch itself.\n\n"
       "Examples:\n"
       "  chess-trace run -- ./my_test --threads 4\n"
+      "  chess-trace explore -- ./my_test          (search its schedules for a bug)\n"
       "  chess-trace run --report run.json -- python3 worker.py\n"
       "  chess-trace run --trace bug.trace -- ./my_test && chess-trace replay bug.trace\n"
       "  chess-trace show bug.trace\n",
@@ -40,8 +42,14 @@ int main(int argc, char** argv) {
   chess::cli::RunOptions run_options;
   CLI::App* run = chess::cli::AddRunCommand(app, run_options);
   run->callback([&run_options, &program]() {
-    run_options.command.insert(run_options.command.end(), program.begin(), program.end());
+    run_options.program.command.insert(run_options.program.command.end(), program.begin(), program.end());
     std::exit(chess::cli::RunCommand(run_options));
+  });
+  chess::cli::ExploreOptions explore_options;
+  CLI::App* explore = chess::cli::AddExploreCommand(app, explore_options);
+  explore->callback([&explore_options, &program]() {
+    explore_options.program.command.insert(explore_options.program.command.end(), program.begin(), program.end());
+    std::exit(chess::cli::ExploreCommand(explore_options));
   });
   chess::cli::ReplayOptions replay_options;
   CLI::App* replay = chess::cli::AddReplayCommand(app, replay_options);

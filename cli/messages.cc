@@ -43,7 +43,25 @@ bool Messages::UseLog(const std::string& path) {
 void Messages::Say(const std::string& text) { Raw("chess-trace: " + text + "\n"); }
 
 void Messages::Raw(const std::string& text) {
+  ClearLive();
   fwrite(text.data(), 1, text.size(), out_);
+  fflush(out_);
+}
+
+bool Messages::ToTerminal() const { return isatty(fileno(out_)) == 1; }
+
+void Messages::Live(const std::string& text) {
+  if (!ToTerminal()) return;
+  const std::string line = "\r\033[K" + text;
+  fwrite(line.data(), 1, line.size(), out_);
+  fflush(out_);
+  live_shown_ = true;
+}
+
+void Messages::ClearLive() {
+  if (!live_shown_) return;
+  live_shown_ = false;
+  fputs("\r\033[K", out_);
   fflush(out_);
 }
 

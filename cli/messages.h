@@ -20,10 +20,16 @@ class Messages {
   bool UseLog(const std::string& path);
   void Say(const std::string& text);  // one line, prefixed "chess-trace: "
   void Raw(const std::string& text);  // verbatim
+  // A line that stays at the bottom of a terminal and is redrawn in place (progress); Say and
+  // Raw clear it first. Nothing when the messages do not go to a terminal.
+  void Live(const std::string& text);
+  void ClearLive();
+  bool ToTerminal() const;
 
  private:
   FILE* out_ = stderr;
   FILE* own_ = nullptr;  // the copy of stderr, or the log
+  bool live_shown_ = false;
 };
 
 }  // namespace chess::cli

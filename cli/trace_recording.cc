@@ -37,9 +37,9 @@ Result<void> TraceRecording::Open(const std::string& path, bool replace, const E
 }
 
 Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
-                                    uint64_t isolated) {
+                                    uint64_t isolated, const std::string& strategy) {
   trace::Options options;
-  options.strategy = recorder_.Describe();
+  options.strategy = strategy.empty() ? recorder_.Describe() : strategy;
   options.seed = settings.seed;
   options.epoch = settings.epoch;
   options.isolation = isolated;

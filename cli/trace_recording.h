@@ -22,8 +22,10 @@ class TraceRecording {
   search::Strategy& Strategy() { return recorder_; }
   // Writes the options (with the namespaces the run really had) and the outcome, and puts the
   // file in place.
+  // `strategy`: the name the trace gives the strategy that made the schedule (default: the
+  // strategy's own).
   Result<void> Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
-                      uint64_t isolated);
+                      uint64_t isolated, const std::string& strategy = {});
 
  private:
   trace::TraceWriter writer_;

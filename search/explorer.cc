@@ -77,6 +77,7 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
         if (seen_bugs.insert(signature).second) {
           result.bugs.push_back(FoundBug{result.executions, attempt.summary, execution.Preemptions(),
                                          execution.PreemptionDecisions(), execution.Decisions()});
+          if (hooks.found) hooks.found(result.bugs.back());
         }
       }
       // Its alternatives: every one is a distinct schedule, as it differs from this one at its

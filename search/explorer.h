@@ -97,6 +97,9 @@ struct ExplorerHooks {
   std::function<bool()> should_stop;
   // Told after each execution.
   std::function<void(const ExplorerProgress&)> progress;
+  // Told of each new distinct bug as soon as it is found (to save its trace before anything
+  // can stop the search).
+  std::function<void(const FoundBug&)> found;
 };
 
 class Explorer {

@@ -19,13 +19,6 @@ std::string Hex(uint64_t value) {
   return "0x" + text;
 }
 
-std::string Where(const SchedulingPoint& point) {
-  if (point.op == OpKind::kSyncOp) return "at " + DescribeSyncOp(point);
-  if (point.op == OpKind::kThreadStart) return "at its start";
-  if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
-  if (point.op == OpKind::kFairnessYield) return "giving way in " + NameSyscall(point.syscall);
-  return "in " + NameSyscall(point.syscall);
-}
 
 std::string Enabled(std::span<const ThreadId> enabled) {
   std::string text;
@@ -36,6 +29,15 @@ std::string Enabled(std::span<const ThreadId> enabled) {
 }  // namespace
 
 void SetSyscallNamer(SyscallNamer namer) { g_namer = namer; }
+
+std::string DescribePoint(const SchedulingPoint& point) {
+  if (point.op == OpKind::kSyncOp) return "at " + DescribeSyncOp(point);
+  if (point.op == OpKind::kThreadStart) return "at its start";
+  if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
+  if (point.op == OpKind::kFairnessYield) return "giving way in " + NameSyscall(point.syscall);
+  return "in " + NameSyscall(point.syscall);
+}
+
 
 std::string DescribeSyncOp(const SchedulingPoint& point) {
   const char* what = point.is_release ? "release " : point.is_write ? "acquire " : "read-lock ";
@@ -77,7 +79,7 @@ ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {
   if (divergence_) return fallback;
   if (next_ >= decisions_.size()) {
     Diverge("the recording ends here, but the program goes on" +
-            (context.current ? " (" + Thread(*context.current) + " stopped " + Where(context.point) + ")" : std::string()));
+            (context.current ? " (" + Thread(*context.current) + " stopped " + DescribePoint(context.point) + ")" : std::string()));
     return fallback;
   }
   const RecordedDecision& expected = decisions_[next_];
@@ -92,8 +94,8 @@ ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {
                            (seen.op != OpKind::kInterrupted && expected.point.op != OpKind::kInterrupted &&
                             seen.op != OpKind::kThreadStart && expected.point.op != OpKind::kThreadStart);
     if (!same_kind || seen.syscall != expected.point.syscall || seen.index != expected.point.index) {
-      Diverge("the recording had " + Thread(*expected.current) + " stopped " + Where(expected.point) + " (its point " +
-              std::to_string(expected.point.index) + "), the replay has it stopped " + Where(seen) + " (its point " +
+      Diverge("the recording had " + Thread(*expected.current) + " stopped " + DescribePoint(expected.point) + " (its point " +
+              std::to_string(expected.point.index) + "), the replay has it stopped " + DescribePoint(seen) + " (its point " +
               std::to_string(seen.index) + ")");
       return fallback;
     }

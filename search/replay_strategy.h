@@ -54,5 +54,7 @@ void SetSyscallNamer(SyscallNamer namer);
 std::string NameSyscall(int64_t syscall);
 // A sync operation the preload shim announced: "acquire 0x5555…", "release …", "read-lock …".
 std::string DescribeSyncOp(const SchedulingPoint& point);
+// Where a thread stopped, for messages: "in futex", "at acquire 0x…", "at its start".
+std::string DescribePoint(const SchedulingPoint& point);
 
 }  // namespace chess::search

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct ExecutionResult {
   std::optional<int> exec_errno;  // the program could not be executed
   int stopped_by_signal = 0;     // SIGINT/SIGTERM/SIGHUP to chess-trace ended the run
   bool handed_over = false;      // stopped where asked (SupervisorOptions::stop_at) and handed over
+  // The stacks SupervisorOptions::backtrace_before asked for, by decision: the thread that ran
+  // before each of those decisions, where it stopped.
+  std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
 };
 
 }  // namespace chess::supervisor

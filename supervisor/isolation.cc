@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -108,6 +109,34 @@ bool ReceiveMessage(int socket, char& byte, std::vector<int>& fds, pid_t* sender
   return true;
 }
 
+// Creates `path` and its parents (mkdir -p); false when it cannot.
+bool MakeDirectories(const std::string& path) {
+  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    const std::string prefix = path.substr(0, slash);
+    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    if (slash == std::string::npos) return true;
+  }
+}
+
+// A fresh tmpfs on /tmp, with the directories of `kept` (under /tmp) bound back where they were.
+int MountPrivateTmp(const std::vector<std::string>& kept) {
+  std::vector<std::pair<std::string, int>> held;  // each kept directory, opened before it is hidden
+  for (const std::string& path : kept) {
+    const int fd = open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) held.emplace_back(path, fd);
+  }
+  int error = 0;
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) error = errno;
+  for (const auto& [path, fd] : held) {
+    const std::string source = "/proc/self/fd/" + std::to_string(fd);
+    if (error == 0 && (!MakeDirectories(path) || mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)) {
+      error = errno;
+    }
+    close(fd);
+  }
+  return error;
+}
+
 // The init: pid 1 of the new namespaces. It prepares them, then forks programs on request and
 // reaps every orphan until chess-trace goes away (then the kernel kills the namespace).
 int InitMain(void* argument) {
@@ -130,10 +159,7 @@ int InitMain(void* argument) {
     }
     // A /tmp of the tree's own: what one execution leaves there (a socket, a lock file, a
     // name mkstemp chose) is not seen by the next, nor by anyone else.
-    if (error == 0 && spec.private_tmp &&
-        mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) {
-      error = errno;
-    }
+    if (error == 0 && spec.private_tmp) error = MountPrivateTmp(spec.kept_in_tmp);
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {
     if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0 || setdomainname("(none)", 6) != 0) error = errno;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "search/result.h"
 
@@ -25,6 +26,10 @@ inline constexpr uint64_t kPrivateTmp = uint64_t{1} << 32;  // a fresh tmpfs on 
 struct IsolationSpec {
   int namespaces = 0;
   bool private_tmp = false;
+  // Directories under /tmp that stay visible in a private /tmp, bound to the same place (the
+  // working directory, the program's directory): a command started in /tmp/work still finds
+  // its files.
+  std::vector<std::string> kept_in_tmp;
   std::string hostname = "chess-trace";
 };
 IsolationSpec IsolationFromWord(uint64_t isolation);

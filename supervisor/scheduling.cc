@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "supervisor/backtrace.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/thread_report.h"
@@ -69,6 +70,7 @@ void Supervisor::FireDueDeadlines() {
 
 void Supervisor::ScheduleNext() {
   for (;;) {
+    if (CheckTimeout()) return;
     RefreshEventTime();
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
@@ -153,11 +155,21 @@ void Supervisor::ScheduleNext() {
       HandOver("before decision " + std::to_string(points_));
       return;
     }
+    if (last_ != nullptr && options_.backtrace_before.count(points_) != 0) {
+      decision_stacks_[points_] = CaptureBacktrace(last_->tid);
+    }
     const search::ThreadId picked = strategy_.PickThread(context);
     ++points_;
     AdvanceTime(kDecisionTick);
     if (auto divergence = strategy_.Divergence()) {
       Finish(search::Outcome::kDivergence, *divergence);
+      result_->threads = BuildThreadReports(threads_, futexes_);
+      return;
+    }
+    if (auto verdict = strategy_.Verdict()) {
+      // The strategy ends the execution here (a livelock, a spinning thread, the step limit):
+      // every thread is parked, as it stands.
+      Finish(verdict->outcome, verdict->message);
       result_->threads = BuildThreadReports(threads_, futexes_);
       return;
     }
@@ -323,6 +335,17 @@ bool Supervisor::CheckHang() {
   running_->at_seccomp_stop = false;
   running_ = nullptr;
   FinishAsHang();
+  return true;
+}
+
+bool Supervisor::CheckTimeout() {
+  if (result_ || !options_.execution_timeout || WallNow() - started_ < options_.execution_timeout->count()) {
+    return false;
+  }
+  char seconds[32];
+  std::snprintf(seconds, sizeof(seconds), "%g", static_cast<double>(options_.execution_timeout->count()) / 1e9);
+  Finish(search::Outcome::kTimeout, std::string("the execution ran longer than --execution-timeout (") + seconds + " s)");
+  result_->threads = SnapshotThreads();
   return true;
 }
 

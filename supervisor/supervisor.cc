@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "search/fnv1a.h"
 #include "seccomp/filter.h"
 #include "supervisor/backtrace.h"
 #include "supervisor/instruction_scan.h"
@@ -62,7 +63,7 @@ void Supervisor::AdvanceTime(int64_t nanos) {
 }
 
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
-  const MonoNanos started = WallNow();
+  const MonoNanos started = started_ = WallNow();
   if (auto started_waiter = waiter_.Start(FastTick()); !started_waiter) {
     ExecutionResult failed;
     failed.message = started_waiter.error();
@@ -97,6 +98,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
       result_->threads = SnapshotThreads();
       break;
     }
+    if (CheckTimeout()) break;
     if (running_ != nullptr) {
       auto event = waiter_.Wait();
       RefreshEventTime();
@@ -118,6 +120,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   }
   close(launched->exec_error_fd);
   result.scheduling_points = points_;
+  result.decision_stacks = std::move(decision_stacks_);
   result.threads_created = threads_.ThreadsCreated();
   result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
   if (virtual_clock_ != nullptr) result.virtual_seconds = static_cast<double>(virtual_clock_->Elapsed()) / 1e9;
@@ -280,7 +283,9 @@ void Supervisor::OnTick() {
   // A used-up slice makes the thread give way at its next syscall (OnSeccompStop). Only a
   // thread that makes none for kSilentSlices slices, or is asleep in the kernel, is interrupted
   // where it is: a place no replay can find again exactly.
-  if (SliceUsed(*running_) && !strategy_.YieldsAt(running_->id, running_->syscalls)) yield_due_ = true;
+  if (options_.slice_yields && SliceUsed(*running_) && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
+    yield_due_ = true;
+  }
   const bool silent = silent_cpu_ >= kSilentSlices * options_.slice.count();
   // Asleep at two looks in a row: a loaded machine shows a running thread asleep for a moment
   // (a page fault's I/O, a kernel lock), and an interrupt there would be one no replay repeats.
@@ -512,10 +517,14 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     Park(thread, search::StopReason::kBlocked);
     return;
   }
-  // A backstop interrupt: the thread computed for a whole slice.
+  // A backstop interrupt: the thread computed for a whole slice. Its registers but the
+  // instruction pointer say where: a thread spinning on memory is found in the same spot each
+  // time (the good-Samaritan check), a computation is not.
   AdvanceTime(options_.slice.count());
   thread.state = ThreadState::kReady;
-  thread.point = {thread.id, search::OpKind::kInterrupted};
+  user_regs_struct spot = regs.raw();
+  spot.rip = 0;
+  thread.point = {thread.id, search::OpKind::kInterrupted, search::Fnv1a64(&spot, sizeof(spot))};
   Park(thread, search::StopReason::kYielded);
 }
 

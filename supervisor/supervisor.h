@@ -79,6 +79,15 @@ struct SupervisorOptions {
   std::optional<uint64_t> stop_before_decision;
   bool stop_at_failure = false;
   std::function<void(const Handover&)> on_handover;
+  // Whether a thread that used up its slice of CPU time gives way at its next syscall. A search
+  // turns this off: where a slice ends depends on the machine, and every execution of a search
+  // must take the same turns. Giving way after kSyscallBudget syscalls, which is counted, stays.
+  bool slice_yields = true;
+  // Wall time one execution may take; past it, it ends as `timeout` (--execution-timeout).
+  std::optional<std::chrono::nanoseconds> execution_timeout;
+  // Before these scheduling decisions, the stack of the thread that ran last is taken for the
+  // report (where a search preempted it).
+  std::set<uint64_t> backtrace_before;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
@@ -222,6 +231,8 @@ class Supervisor final : private HandlerServices {
   std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();
+  // Ends the execution as `timeout` once it has run longer than execution_timeout.
+  bool CheckTimeout();
   void FinishAsHang();
   // Stores a parked thread's result or edited registers, as its stop allows.
   void FlushRegisters(Thread& thread);
@@ -290,6 +301,8 @@ class Supervisor final : private HandlerServices {
   Result<void> Isolate(const LaunchSpec& spec);
   std::optional<ExecutionResult> result_;
   uint64_t points_ = 0;
+  MonoNanos started_ = 0;
+  std::map<uint64_t, std::vector<StackFrame>> decision_stacks_;  // see backtrace_before
 };
 
 }  // namespace chess::supervisor

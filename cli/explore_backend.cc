@@ -1,0 +1,76 @@
+#include "cli/explore_backend.h"
+
+#include <vector>
+
+namespace chess::cli {
+namespace {
+
+std::vector<std::string> LastLines(const std::string& text, size_t count) {
+  std::vector<std::string> lines;
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;
+  while (end > 0 && lines.size() < count) {
+    const size_t start = text.rfind('\n', end - 1);
+    const size_t from = start == std::string::npos ? 0 : start + 1;
+    lines.insert(lines.begin(), text.substr(from, end - from));
+    if (start == std::string::npos) break;
+    end = start;
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string OutputTail(const supervisor::CapturedOutput& output, size_t lines) {
+  std::string text;
+  for (const std::string& line : LastLines(output.out, lines)) text += "    stdout| " + line + "\n";
+  for (const std::string& line : LastLines(output.err, lines)) text += "    stderr| " + line + "\n";
+  return text;
+}
+
+std::string BugSignature(const supervisor::ExecutionResult& result, search::Outcome outcome) {
+  std::string signature(search::OutcomeName(outcome));
+  if (result.exit_status) signature += " status " + std::to_string(*result.exit_status);
+  if (result.signal) signature += " signal " + std::to_string(*result.signal);
+  for (const supervisor::ThreadReport& thread : result.threads) {
+    signature += "\n" + thread.state + " " + thread.syscall;
+    for (size_t i = 0; i < thread.frames.size() && i < 6; ++i) {
+      signature += " " + (thread.frames[i].function.empty() ? thread.frames[i].module : thread.frames[i].function);
+    }
+  }
+  return signature;
+}
+
+search::Outcome SupervisorBackend::Judge(const supervisor::ExecutionResult& result) const {
+  if ((result.outcome == search::Outcome::kOk || result.outcome == search::Outcome::kExitStatus) && result.exit_status) {
+    return *result.exit_status == expect_exit_ ? search::Outcome::kOk : search::Outcome::kExitStatus;
+  }
+  return result.outcome;
+}
+
+search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) {
+  ++executions_;
+  search::ExecutionSummary summary;
+  supervisor::OutputCapture capture;
+  if (auto begun = capture.Begin(); !begun) {
+    setup_error_ = begun.error();
+    summary.message = begun.error();
+    return summary;
+  }
+  supervisor::ExecutionResult result = cli::Execute(execution_, strategy);
+  const supervisor::CapturedOutput output = capture.End();
+  summary.outcome = Judge(result);
+  summary.message = result.message;
+  if (result.exec_errno) {
+    summary.outcome = search::Outcome::kError;
+    summary.message = "cannot execute " + execution_.spec.path;
+  }
+  if (!search::IsBug(summary.outcome)) return summary;
+  summary.signature = BugSignature(result, summary.outcome);
+  if (signatures_.emplace(summary.signature, executions_).second) {
+    bug_runs_[executions_] = BugRun{std::move(result), OutputTail(output, 20)};
+  }
+  return summary;
+}
+
+}  // namespace chess::cli

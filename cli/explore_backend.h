@@ -1,0 +1,52 @@
+// SupervisorBackend: the Explorer's executions, run by the supervisor. Every execution starts
+// from the same world — the same stdin bytes, environment and seed, a private /tmp when asked —
+// and its output is captured, not shown; the backend keeps what a report of a bug needs (the
+// result and the output's tail) for the first execution of each distinct bug.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "cli/execution.h"
+#include "search/explorer.h"
+#include "supervisor/output_capture.h"
+
+namespace chess::cli {
+
+struct BugRun {
+  supervisor::ExecutionResult result;
+  std::string output_tail;  // the last lines of stdout and stderr, marked by stream
+};
+
+class SupervisorBackend final : public search::ExecutionBackend {
+ public:
+  // `expect_exit`: the root's exit status that means success (--expect-exit).
+  SupervisorBackend(PreparedExecution& execution, int expect_exit) : execution_(execution), expect_exit_(expect_exit) {}
+
+  search::ExecutionSummary Execute(search::Strategy& strategy) override;
+
+  // Execution number (1-based) → what it did, for each execution that was a new bug.
+  const std::map<uint64_t, BugRun>& BugRuns() const { return bug_runs_; }
+  // The outcome as --expect-exit reads it.
+  search::Outcome Judge(const supervisor::ExecutionResult& result) const;
+  // Why executions cannot be run at all (the capture failed), if so.
+  const std::string& SetupError() const { return setup_error_; }
+
+ private:
+  PreparedExecution& execution_;
+  int expect_exit_;
+  uint64_t executions_ = 0;
+  std::map<std::string, uint64_t> signatures_;
+  std::map<uint64_t, BugRun> bug_runs_;
+  std::string setup_error_;
+};
+
+// What makes two failing executions the same bug: the outcome, the status or signal, and every
+// thread's state with the functions at the top of its stack.
+std::string BugSignature(const supervisor::ExecutionResult& result, search::Outcome outcome);
+
+// The last `lines` lines of the captured output, each prefixed with the stream it came from.
+std::string OutputTail(const supervisor::CapturedOutput& output, size_t lines);
+
+}  // namespace chess::cli

@@ -1,0 +1,275 @@
+#include "cli/explore_command.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include "cli/execution.h"
+#include "cli/exit_codes.h"
+#include "cli/explore_backend.h"
+#include "cli/explore_report.h"
+#include "cli/messages.h"
+#include "cli/trace_recording.h"
+#include "search/explorer.h"
+#include "search/replay_strategy.h"
+#include "seccomp/filter.h"
+#include "supervisor/event_waiter.h"
+
+namespace chess::cli {
+namespace {
+
+constexpr int kExitInterrupted = 130;
+
+// --out: made if missing (one level, like mkdir).
+Result<void> MakeOutDirectory(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0777) == 0 || errno == EEXIST) {
+    struct stat info{};
+    if (stat(dir.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return {};
+    return Error{"--out " + dir + ": not a directory"};
+  }
+  return Error{"--out " + dir + ": " + std::strerror(errno)};
+}
+
+// "<dir>/<program>-<outcome>-<execution>.trace", with a number added while the name is taken.
+std::string UniqueTracePath(const std::string& dir, const std::string& program, search::Outcome outcome,
+                            uint64_t execution) {
+  std::string base = program.substr(program.rfind('/') + 1);
+  if (base.empty()) base = "program";
+  const std::string stem = dir + "/" + base + "-" + std::string(search::OutcomeName(outcome)) + "-" + std::to_string(execution);
+  std::string path = stem + ".trace";
+  for (int n = 2; access(path.c_str(), F_OK) == 0; ++n) path = stem + "." + std::to_string(n) + ".trace";
+  return path;
+}
+
+class Search {
+ public:
+  Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages)
+      : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
+        backend_(execution, options.expect_exit) {}
+
+  int Run();
+
+ private:
+  // Runs the bug's schedule once more, writing its trace and taking the stacks at its
+  // preemptions; the trace is proof that the schedule reproduces the bug.
+  void SaveTrace(ReportedBug& bug);
+  void ShowProgress(const search::ExplorerProgress& progress);
+  double Elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  }
+
+  const ExploreOptions& options_;
+  ExecutionSettings settings_;
+  PreparedExecution& execution_;
+  Messages& messages_;
+  SupervisorBackend backend_;
+  std::vector<ReportedBug> bugs_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  double last_progress_ = -1;
+  bool time_limited_ = false;
+};
+
+void Search::SaveTrace(ReportedBug& bug) {
+  if (auto made = MakeOutDirectory(options_.out_dir); !made) {
+    bug.trace_problem = "the trace was not saved: " + made.error();
+    return;
+  }
+  const std::string path =
+      UniqueTracePath(options_.out_dir, settings_.command.front(), bug.found.summary.outcome, bug.found.execution);
+  search::ReplayStrategy replay(bug.found.schedule);
+  TraceRecording recording(replay);
+  if (auto opened = recording.Open(path, false, settings_, execution_); !opened) {
+    bug.trace_problem = "the trace was not saved: " + opened.error();
+    return;
+  }
+  supervisor::SupervisorOptions saved = execution_.options;
+  execution_.options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
+  supervisor::OutputCapture capture;
+  if (auto begun = capture.Begin(); !begun) {
+    execution_.options = saved;
+    bug.trace_problem = "the trace was not saved: " + begun.error();
+    return;
+  }
+  uint64_t isolated = 0;
+  const supervisor::ExecutionResult result = cli::Execute(execution_, recording.Strategy(), &isolated);
+  capture.End();
+  execution_.options = saved;
+  execution_.options.log = nullptr;
+  bug.preemption_stacks = result.decision_stacks;
+  if (auto finished = recording.Finish(result, settings_, isolated, "pb"); !finished) {
+    bug.trace_problem = "the trace was not saved: " + finished.error();
+    return;
+  }
+  bug.trace_path = path;
+  const search::Outcome replayed = backend_.Judge(result);
+  if (replayed != bug.found.summary.outcome) {
+    bug.trace_problem = "recording the trace, the schedule ended " + std::string(search::OutcomeName(replayed)) +
+                        (result.message.empty() ? "" : " (" + result.message + ")") +
+                        ", not as when it was found: the program does something chess-trace does not control "
+                        "(see chess-trace run --check-determinism)";
+  }
+}
+
+void Search::ShowProgress(const search::ExplorerProgress& p) {
+  if (options_.quiet || !messages_.ToTerminal()) return;
+  const double now = Elapsed();
+  if (last_progress_ >= 0 && now - last_progress_ < 0.2) return;
+  last_progress_ = now;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "exploring: %llu executions, %.1f/s, bound %u of %u: %llu schedules done, %llu queued (%llu for bound %u)%s, %.0f s",
+                static_cast<unsigned long long>(p.executions), now > 0 ? static_cast<double>(p.executions) / now : 0.0,
+                p.bound, options_.preemption_bound, static_cast<unsigned long long>(p.done_in_bound),
+                static_cast<unsigned long long>(p.queued_in_bound), static_cast<unsigned long long>(p.queued_next),
+                p.bound + 1, p.bugs > 0 ? (", " + std::to_string(p.bugs) + " bugs").c_str() : "", now);
+  messages_.Live(line);
+}
+
+int Search::Run() {
+  search::ExplorerOptions options;
+  options.preemption_bound = options_.preemption_bound;
+  options.max_executions = options_.max_executions;
+  options.keep_going = options_.keep_going;
+  options.liveness.max_steps = options_.max_steps;
+  search::ExplorerHooks hooks;
+  hooks.should_stop = [this] {
+    if (supervisor::PendingStopSignal() != 0) return true;
+    if (options_.time_limit_seconds && Elapsed() >= *options_.time_limit_seconds) time_limited_ = true;
+    return time_limited_;
+  };
+  hooks.progress = [this](const search::ExplorerProgress& progress) { ShowProgress(progress); };
+  hooks.found = [this](const search::FoundBug& found) {
+    ReportedBug bug;
+    bug.found = found;
+    if (auto run = backend_.BugRuns().find(found.execution); run != backend_.BugRuns().end()) bug.run = run->second;
+    if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
+    bugs_.push_back(std::move(bug));
+  };
+  search::Explorer explorer(options, backend_);
+  const search::ExplorationResult result = explorer.Explore(hooks);
+  messages_.ClearLive();
+
+  SearchSummary summary;
+  summary.result = &result;
+  summary.bugs = bugs_;
+  summary.preemption_bound = options_.preemption_bound;
+  summary.wall_seconds = Elapsed();
+  summary.interrupted = supervisor::PendingStopSignal() != 0;
+  summary.time_limited = time_limited_;
+  summary.max_executions = options_.max_executions;
+  summary.max_steps = options_.max_steps;
+  if (result.end == search::SearchEnd::kError && !summary.interrupted) {
+    summary.error = result.error ? result.error->message : "an execution failed";
+  }
+  messages_.Raw(ExploreTextReport(summary));
+  bool ok = true;
+  if (!options_.report_path.empty()) {
+    const std::string temporary = options_.report_path + ".tmp." + std::to_string(getpid());
+    std::ofstream out(temporary, std::ios::trunc);
+    out << ExploreJsonReport(summary);
+    out.close();
+    if (!out || std::rename(temporary.c_str(), options_.report_path.c_str()) != 0) {
+      messages_.Say("cannot write --report " + options_.report_path + ": " + std::strerror(errno));
+      std::remove(temporary.c_str());
+      ok = false;
+    }
+  }
+  if (summary.interrupted) return kExitInterrupted;
+  if (!summary.error.empty() || !ok) return kExitError;
+  return summary.bugs.empty() ? 0 : kExitBug;
+}
+
+}  // namespace
+
+CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
+  CLI::App* explore = app.add_subcommand(
+      "explore",
+      "Search PROGRAM's thread schedules systematically for a concurrency bug: every schedule "
+      "with no preemption, then every one with 1, then 2 (--preemption-bound), switching threads "
+      "at syscalls and at every pthread/C11 sync operation. Each execution starts from the same "
+      "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
+      "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
+      "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
+      "search stops at the first (unless --keep-going), saves it as a trace in --out, and prints "
+      "the one command that replays it. Exit status: 0 no bug within the bounds, 1 bug found, "
+      "125 error, 130 interrupted (Ctrl-C; the report so far is printed).");
+  AddProgramOptions(*explore, options.program,
+                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "auto"});
+  explore->add_option("--strategy", options.strategy,
+                      "How schedules are chosen: `pb`, iterative preemption bounding with fair "
+                      "scheduling (CHESS): every schedule with 0 preemptions, then 1, then 2…")
+      ->check(CLI::IsMember({"pb"}))
+      ->capture_default_str();
+  explore->add_option("--preemption-bound", options.preemption_bound,
+                      "Explore every schedule with at most C preemptions (switches away from a thread "
+                      "that could have gone on); most bugs need 1 or 2")
+      ->type_name("C")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
+  explore->add_option("--max-executions", options.max_executions, "Stop after N executions")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  explore->add_option("--time-limit", options.time_limit_seconds,
+                      "Stop the search after S seconds of wall time (default: none)")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber);
+  explore->add_option("--execution-timeout", options.execution_timeout_seconds,
+                      "An execution that takes longer than S seconds of wall time is a bug (`timeout`)")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  explore->add_option("--max-steps", options.max_steps,
+                      "An execution may take N scheduling decisions. Past them it is a `livelock` "
+                      "when every thread still running kept yielding (a bug), and a `step-limit` "
+                      "otherwise (counted, not a bug)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  explore->add_option("--expect-exit", options.expect_exit,
+                      "The program's exit status when it works (a test that exits 1 on success, say)")
+      ->type_name("N")
+      ->check(CLI::Range(0, 255))
+      ->capture_default_str();
+  explore->add_flag("--keep-going", options.keep_going,
+                    "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
+  explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")
+      ->type_name("DIR")
+      ->capture_default_str();
+  explore->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
+  explore->add_flag("--quiet", options.quiet, "No progress line on the terminal");
+  return explore;
+}
+
+int ExploreCommand(const ExploreOptions& options) {
+  Messages messages;
+  if (!messages.UseLog(options.program.log_path)) return kExitError;
+  search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
+  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", true, messages);
+  if (!built) return kExitError;
+  ExecutionSettings settings = std::move(*built);
+  if (settings.command.empty()) {
+    messages.Say("no program given. Usage: chess-trace explore [OPTIONS] -- PROGRAM [ARGS...]");
+    return kExitError;
+  }
+  // Every execution reads the same bytes.
+  auto input = supervisor::CaptureStandardInput(kStandardInputLimit);
+  if (!input) {
+    messages.Say(input.error());
+    return kExitError;
+  }
+  settings.input = std::move(input.value());
+  auto prepared = PrepareExecution(settings, messages);
+  if (auto* code = std::get_if<int>(&prepared)) return *code;
+  PreparedExecution& execution = std::get<PreparedExecution>(prepared);
+  execution.options.slice_yields = false;
+  execution.options.execution_timeout =
+      std::chrono::nanoseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1e9));
+  supervisor::InstallStopHandlers();
+  return Search(options, std::move(settings), execution, messages).Run();
+}
+
+}  // namespace chess::cli

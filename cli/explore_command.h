@@ -1,0 +1,33 @@
+// `chess-trace explore`: the systematic search. Runs the program through schedule after
+// schedule — every one with no preemption, then with one, then two — until a bug shows up or
+// the bound is covered, and saves each bug as a trace `replay` reproduces.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+#include "cli/program_options.h"
+
+namespace chess::cli {
+
+struct ExploreOptions {
+  ProgramOptions program;
+  std::string strategy = "pb";
+  uint32_t preemption_bound = 2;
+  uint64_t max_executions = 100'000;
+  std::optional<double> time_limit_seconds;
+  double execution_timeout_seconds = 60;
+  uint64_t max_steps = 100'000;
+  int expect_exit = 0;
+  bool keep_going = false;
+  std::string out_dir = "chess-trace-out";
+  std::string report_path;
+  bool quiet = false;
+};
+
+CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options);
+int ExploreCommand(const ExploreOptions& options);
+
+}  // namespace chess::cli

@@ -1,0 +1,218 @@
+#include "cli/explore_report.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "cli/json_writer.h"
+#include "cli/report.h"
+#include "search/replay_strategy.h"
+
+namespace chess::cli {
+namespace {
+
+std::string Plural(uint64_t count, const std::string& one, const std::string& many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+std::string Seconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f s", seconds);
+  return text;
+}
+
+std::string WhatHappened(const ReportedBug& bug) {
+  const supervisor::ExecutionResult& r = bug.run.result;
+  switch (bug.found.summary.outcome) {
+    case search::Outcome::kExitStatus:
+      return "the program exited with status " + std::to_string(r.exit_status.value_or(-1));
+    case search::Outcome::kSignal:
+      return "the program was killed by " + SignalName(r.signal.value_or(0)) +
+             (r.signal == 6 ? " (an assertion or abort())" : "");
+    case search::Outcome::kDeadlock:
+      return "no thread can run and nothing outside the program can wake one";
+    default:
+      return bug.found.summary.message;
+  }
+}
+
+std::string ReplayCommand(const std::string& trace) { return "chess-trace replay " + trace; }
+
+std::string StopWord(const SearchSummary& s) {
+  if (s.interrupted) return "interrupted";
+  if (!s.error.empty()) return "error";
+  switch (s.result->end) {
+    case search::SearchEnd::kBoundExplored: return "bound-explored";
+    case search::SearchEnd::kExhausted: return "exhausted";
+    case search::SearchEnd::kBug: return "bug";
+    case search::SearchEnd::kMaxExecutions: return "max-executions";
+    case search::SearchEnd::kStopped: return s.time_limited ? "time-limit" : "interrupted";
+    case search::SearchEnd::kError: return "error";
+  }
+  return "error";
+}
+
+}  // namespace
+
+std::string CoverageSentence(const SearchSummary& s) {
+  const search::ExplorationResult& r = *s.result;
+  const search::Coverage& c = r.coverage;
+  std::string text;
+  if (c.complete) {
+    text = r.end == search::SearchEnd::kExhausted
+               ? "all " + Plural(c.schedules, "schedule", "schedules") + " explored (no schedule needs more than " +
+                     Plural(c.bound_completed.value_or(0), "preemption", "preemptions") + ")"
+               : "all " + Plural(c.schedules, "schedule", "schedules") + " with ≤ " +
+                     Plural(s.preemption_bound, "preemption", "preemptions") + " explored";
+  } else {
+    text = Plural(c.schedules, "schedule", "schedules") + " explored: ";
+    text += c.bound_completed ? "every one with ≤ " + Plural(*c.bound_completed, "preemption", "preemptions") +
+                                    ", and part of those with " + std::to_string(r.bound)
+                              : "part of those with no preemption";
+    std::string why;
+    if (s.interrupted) {
+      why = "interrupted";
+    } else if (r.end == search::SearchEnd::kMaxExecutions) {
+      why = "--max-executions " + std::to_string(s.max_executions) + " reached";
+    } else if (r.end == search::SearchEnd::kStopped && s.time_limited) {
+      why = "--time-limit reached";
+    } else if (r.end == search::SearchEnd::kBug) {
+      why = "stopped at the first bug";
+    }
+    if (!why.empty()) text += " (" + why + ")";
+  }
+  if (c.pruned > 0) text += "; " + Plural(c.pruned, "branch", "branches") + " pruned after diverging twice";
+  if (r.step_limited > 0) {
+    text += "; " + Plural(r.step_limited, "execution", "executions") + " cut at --max-steps " +
+            std::to_string(s.max_steps) + " (not livelocks: counted, not bugs)";
+  }
+  return text;
+}
+
+std::string ExploreTextReport(const SearchSummary& s) {
+  const search::ExplorationResult& r = *s.result;
+  std::ostringstream out;
+  const double rate = s.wall_seconds > 0 ? static_cast<double>(r.executions) / s.wall_seconds : 0;
+  char rate_text[32];
+  std::snprintf(rate_text, sizeof(rate_text), "%.1f", rate);
+  const std::string searched = Plural(r.executions, "execution", "executions") + " in " + Seconds(s.wall_seconds) +
+                               " (" + rate_text + "/s)";
+  for (const ReportedBug& bug : s.bugs) {
+    const search::FoundBug& found = bug.found;
+    out << "chess-trace: BUG: " << search::OutcomeName(found.summary.outcome) << " in execution " << found.execution
+        << " with " << Plural(found.preemptions, "preemption", "preemptions") << "\n";
+    out << "  " << WhatHappened(bug) << "\n";
+    size_t n = 0;
+    for (size_t decision : found.preemption_decisions) {
+      const search::RecordedDecision& d = found.schedule[decision];
+      out << "  preemption " << ++n << " (decision " << decision << "): thread " << d.current.value_or(search::ThreadId{}).value
+          << " could go on " << search::DescribePoint(d.point) << ", thread " << d.picked.value << " ran instead\n";
+      if (auto stack = bug.preemption_stacks.find(decision); stack != bug.preemption_stacks.end()) {
+        for (size_t i = 0; i < stack->second.size() && i < 8; ++i) {
+          out << "      #" << i << " " << supervisor::FormatFrame(stack->second[i]) << "\n";
+        }
+      }
+    }
+    const std::string states = ThreadStates(bug.run.result);
+    if (!states.empty()) out << "  the threads at the end:\n" << states;
+    if (!bug.run.output_tail.empty()) out << "  its output (the last lines):\n" << bug.run.output_tail;
+    if (!bug.trace_path.empty()) {
+      out << "  trace: " << bug.trace_path << "\n";
+      out << "  replay it: " << ReplayCommand(bug.trace_path) << "\n";
+    }
+    if (!bug.trace_problem.empty()) out << "  note: " << bug.trace_problem << "\n";
+  }
+  if (!s.error.empty()) out << "chess-trace: error: " << s.error << "\n";
+  if (s.bugs.empty() && s.error.empty()) {
+    out << "chess-trace: " << (s.interrupted ? "interrupted, no bug so far: " : "no bug: ") << CoverageSentence(s) << "\n";
+  } else {
+    out << "  searched: " << CoverageSentence(s) << "\n";
+  }
+  out << "  " << searched << "\n";
+  return out.str();
+}
+
+std::string ExploreJsonReport(const SearchSummary& s) {
+  const search::ExplorationResult& r = *s.result;
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("schema").Int(1);
+  json.Key("command").String("explore");
+  const ReportedBug* first = s.bugs.empty() ? nullptr : &s.bugs.front();
+  const std::string outcome = !s.error.empty() ? "error"
+                              : first != nullptr ? std::string(search::OutcomeName(first->found.summary.outcome))
+                                                 : "none";
+  json.Key("outcome").String(outcome);
+  json.Key("signal");
+  if (first != nullptr && first->run.result.signal) {
+    json.String(SignalName(*first->run.result.signal));
+  } else {
+    json.Null();
+  }
+  json.Key("exit_status").OptionalInt(first != nullptr ? first->run.result.exit_status : std::nullopt);
+  json.Key("executions").Int(static_cast<int64_t>(r.executions));
+  json.Key("execution").OptionalInt(first != nullptr ? std::optional<int64_t>(first->found.execution) : std::nullopt);
+  json.Key("preemptions").OptionalInt(first != nullptr ? std::optional<int64_t>(first->found.preemptions) : std::nullopt);
+  json.Key("trace");
+  if (first != nullptr && !first->trace_path.empty()) {
+    json.String(first->trace_path);
+  } else {
+    json.Null();
+  }
+  json.Key("replay_command");
+  if (first != nullptr && !first->trace_path.empty()) {
+    json.String(ReplayCommand(first->trace_path));
+  } else {
+    json.Null();
+  }
+  json.Key("message").String(!s.error.empty() ? s.error : first != nullptr ? WhatHappened(*first) : CoverageSentence(s));
+  json.Key("coverage").BeginObject();
+  json.Key("strategy").String(r.coverage.strategy);
+  json.Key("preemption_bound").Int(s.preemption_bound);
+  json.Key("bound_completed").OptionalInt(r.coverage.bound_completed ? std::optional<int64_t>(*r.coverage.bound_completed)
+                                                                     : std::nullopt);
+  json.Key("schedules").Int(static_cast<int64_t>(r.coverage.schedules));
+  json.Key("pruned").Int(static_cast<int64_t>(r.coverage.pruned));
+  json.Key("complete").Bool(r.coverage.complete);
+  json.Key("exhausted").Bool(r.end == search::SearchEnd::kExhausted);
+  json.EndObject();
+  json.Key("stopped_by").String(StopWord(s));
+  json.Key("step_limited").Int(static_cast<int64_t>(r.step_limited));
+  json.Key("divergences").Int(static_cast<int64_t>(r.divergences));
+  json.Key("wall_seconds").Double(s.wall_seconds);
+  json.Key("bugs").BeginArray();
+  for (const ReportedBug& bug : s.bugs) {
+    json.BeginObject();
+    json.Key("outcome").String(search::OutcomeName(bug.found.summary.outcome));
+    json.Key("execution").Int(static_cast<int64_t>(bug.found.execution));
+    json.Key("preemptions").Int(bug.found.preemptions);
+    json.Key("exit_status").OptionalInt(bug.run.result.exit_status);
+    json.Key("signal");
+    if (bug.run.result.signal) {
+      json.String(SignalName(*bug.run.result.signal));
+    } else {
+      json.Null();
+    }
+    json.Key("message").String(WhatHappened(bug));
+    json.Key("trace").String(bug.trace_path);
+    json.Key("output_tail").String(bug.run.output_tail);
+    json.Key("threads").BeginArray();
+    for (const supervisor::ThreadReport& t : bug.run.result.threads) {
+      json.BeginObject();
+      json.Key("thread").Int(t.thread);
+      json.Key("state").String(t.state);
+      json.Key("call").String(t.call);
+      json.Key("resource").String(t.resource);
+      json.Key("frames").BeginArray();
+      for (const supervisor::StackFrame& f : t.frames) json.String(supervisor::FormatFrame(f));
+      json.EndArray();
+      json.EndObject();
+    }
+    json.EndArray();
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  return json.str() + "\n";
+}
+
+}  // namespace chess::cli

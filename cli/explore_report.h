@@ -1,0 +1,40 @@
+// The report of a search: what a person reads on stderr and the --report JSON (design §5).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/explore_backend.h"
+#include "search/explorer.h"
+
+namespace chess::cli {
+
+// A bug as reported: what the search found, what its execution did, and its saved trace.
+struct ReportedBug {
+  search::FoundBug found;
+  BugRun run;                   // the execution that found it
+  std::string trace_path;       // empty when it could not be saved
+  std::string trace_problem;    // why not, or how the replay that wrote it ended differently
+  // Where each preemption happened: the stack of the preempted thread (from the replay).
+  std::map<uint64_t, std::vector<supervisor::StackFrame>> preemption_stacks;
+};
+
+struct SearchSummary {
+  const search::ExplorationResult* result = nullptr;
+  std::vector<ReportedBug> bugs;
+  uint32_t preemption_bound = 0;
+  double wall_seconds = 0;
+  bool interrupted = false;       // Ctrl-C
+  bool time_limited = false;      // --time-limit
+  uint64_t max_executions = 0;
+  uint64_t max_steps = 0;
+  std::string error;              // the search could not go on
+};
+
+// "BUG: deadlock in execution 7 with 1 preemption" and the rest, or "no bug: …".
+std::string ExploreTextReport(const SearchSummary& summary);
+std::string ExploreJsonReport(const SearchSummary& summary);
+// The coverage sentence: "all 20 schedules with ≤ 2 preemptions explored", or how far it got.
+std::string CoverageSentence(const SearchSummary& summary);
+
+}  // namespace chess::cli

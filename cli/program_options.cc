@@ -1,0 +1,136 @@
+#include "cli/program_options.h"
+
+#include <ctime>
+
+extern char** environ;
+
+namespace chess::cli {
+namespace {
+
+// --seed: a whole number from 0 to 2^64-1.
+std::optional<uint64_t> ParseSeed(const std::string& text) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  try {
+    return std::stoull(text);
+  } catch (const std::exception&) {
+    return std::nullopt;  // more than 2^64-1
+  }
+}
+
+// --epoch: nanoseconds since 1970 for "now", a number of seconds, or the default date.
+std::optional<int64_t> ParseEpoch(const std::string& text) {
+  if (text == "now") {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+  }
+  if (text == "2024-01-01") return int64_t{1'704'067'200} * 1'000'000'000;
+  size_t used = 0;
+  long long seconds = 0;
+  try {
+    seconds = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  // Up to year 2262, where nanoseconds since 1970 overflow 64 bits.
+  if (used != text.size() || seconds < 0 || seconds > 9'000'000'000LL) return std::nullopt;
+  return static_cast<int64_t>(seconds) * 1'000'000'000;
+}
+
+}  // namespace
+
+void AddProgramOptions(CLI::App& command, ProgramOptions& options, const ProgramOptionDefaults& defaults) {
+  command.add_option("--cpu", options.cpu,
+                     "Run the supervisor and the program on this CPU (default: one of the allowed "
+                     "CPUs; the program still sees the whole CPU mask)");
+  command.add_flag("--no-pin", options.no_pin, "Do not pin to one CPU (slower ptrace round trips)");
+  command.add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
+      ->type_name("FILE");
+  command.add_option("--external-wait", options.external_wait_seconds,
+                     "End an execution as `hang` (exit 124) when every thread has waited only on the "
+                     "outside world (a terminal, a socket to another program) for S seconds; by "
+                     "default such waits last as long as they would without chess-trace")
+      ->type_name("S")
+      ->check(CLI::PositiveNumber);
+  command.add_option("--slice", options.slice_ms,
+                     "Interrupt a thread that has run this many milliseconds without blocking or "
+                     "yielding, when another thread could run")
+      ->type_name("MS")
+      ->check(CLI::Range(0.1, 10000.0))
+      ->capture_default_str();
+  command.add_option("--max-processes", options.max_processes,
+                     "Stop an execution (exit 125) when the program tries to have more than N "
+                     "processes at once, so a fork bomb stops and not the machine")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  command.add_option("--seed", options.seed,
+                     "Seed of everything random the program reads: getrandom, /dev/urandom, the "
+                     "stack canary. The same seed (and schedule) gives the same run")
+      ->type_name("N")
+      ->capture_default_str();
+  command.add_option("--epoch", options.epoch,
+                     "What the program's CLOCK_REALTIME says when it starts: seconds since 1970, or "
+                     "`now`. Time is virtual: it moves as the program runs, and sleeps cost no wall "
+                     "time (default: 2024-01-01 00:00:00 UTC)")
+      ->type_name("now|SECONDS");
+  command.add_option("--isolate", options.isolate,
+                     "Namespaces the program's tree runs in, so its pids, tids and hostname are the "
+                     "same every run: a comma-separated list of pid, uts, ipc, mnt, or none. `tmp` "
+                     "adds a fresh, empty /tmp of the tree's own (a tmpfs, gone after the run). "
+                     "Default: " + defaults.isolate + ", " + defaults.isolate_text +
+                     "; given explicitly, a refusal is an error")
+      ->type_name("LIST");
+  command.add_flag("--real-time", options.real_time,
+                   "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
+                   "(for programs that talk to the outside world against real timeouts)");
+  command.add_option("--sync-points", options.sync_points,
+                     "Where threads may be switched besides trapped syscalls: `syscalls` (only there), or "
+                     "`auto`: also at every pthread and C11 lock, condition variable, barrier, semaphore and "
+                     "once operation of a dynamically linked program, announced by a preloaded shim "
+                     "(libchess_preload.so; the program's own LD_PRELOAD stays; static programs keep "
+                     "syscall points). Uncontended locks make no syscall, so most atomicity bugs need "
+                     "these points (default: " + defaults.sync_points_text + ")")
+      ->check(CLI::IsMember({"auto", "syscalls"}))
+      ->type_name("auto|syscalls");
+  command.add_option("command", options.command,
+                     "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
+      ->type_name("PROGRAM [ARGS...]");
+}
+
+std::optional<ExecutionSettings> BuildSettings(const ProgramOptions& options, const std::string& default_isolation,
+                                               bool default_sync_points, Messages& messages) {
+  const std::optional<uint64_t> seed = ParseSeed(options.seed);
+  if (!seed) {
+    messages.Say("--seed " + options.seed + ": expected a whole number from 0 to 18446744073709551615");
+    return std::nullopt;
+  }
+  const std::optional<int64_t> epoch = ParseEpoch(options.epoch);
+  if (!epoch) {
+    messages.Say("--epoch " + options.epoch + ": expected `now` or a number of seconds since 1970 "
+                 "(0 to 9000000000)");
+    return std::nullopt;
+  }
+  auto isolation = supervisor::ParseIsolation(options.isolate.value_or(default_isolation));
+  if (!isolation) {
+    messages.Say(isolation.error());
+    return std::nullopt;
+  }
+  ExecutionSettings settings;
+  settings.command = options.command;
+  for (char** variable = environ; *variable != nullptr; ++variable) settings.env.emplace_back(*variable);
+  settings.cwd = CurrentDirectory();
+  settings.cpu = options.cpu;
+  settings.no_pin = options.no_pin;
+  settings.slice_ms = options.slice_ms;
+  settings.external_wait_seconds = options.external_wait_seconds;
+  settings.max_processes = options.max_processes;
+  if (!options.real_time) settings.epoch = *epoch;
+  settings.seed = *seed;
+  settings.isolation = *isolation;
+  settings.isolation_required = options.isolate.has_value();
+  settings.sync_points = options.sync_points ? *options.sync_points == "auto" : default_sync_points;
+  return settings;
+}
+
+}  // namespace chess::cli
