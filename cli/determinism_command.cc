@@ -91,12 +91,7 @@ int CheckDeterminism(ExecutionSettings settings, int runs, Messages& messages) {
     messages.Say("--check-determinism " + std::to_string(runs) + ": give at least 2 runs to compare");
     return kExitError;
   }
-  auto input = supervisor::CaptureStandardInput(kStandardInputLimit);
-  if (!input) {
-    messages.Say(input.error());
-    return kExitError;
-  }
-  settings.input = std::move(input.value());
+  if (!CaptureInput(settings, messages)) return kExitError;
   settings.observe_all = true;
   auto prepared = PrepareExecution(settings, messages);
   if (auto* code = std::get_if<int>(&prepared)) return *code;

@@ -70,6 +70,16 @@ std::string CurrentDirectory() {
   return getcwd(buffer, sizeof(buffer)) != nullptr ? std::string(buffer) : std::string();
 }
 
+bool CaptureInput(ExecutionSettings& settings, Messages& messages) {
+  auto input = supervisor::CaptureStandardInput(kStandardInputLimit);
+  if (!input) {
+    messages.Say(input.error());
+    return false;
+  }
+  settings.input = std::move(input.value());
+  return true;
+}
+
 std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& settings, Messages& messages) {
   if (settings.command.empty()) {
     messages.Say("no program given. Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]");

@@ -49,6 +49,10 @@ struct PreparedExecution {
   std::optional<supervisor::CapturedInput> input;  // given afresh to each execution
 };
 
+// Reads standard input whole (unless it is a terminal) into `settings.input`, so every execution
+// gets the same bytes; false, said why, when it cannot.
+bool CaptureInput(ExecutionSettings& settings, Messages& messages);
+
 // Resolves the program, compiles the filter and pins chess-trace to a CPU. On failure the
 // reason was said, and the exit code to end with is returned instead.
 std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& settings, Messages& messages);

@@ -80,6 +80,9 @@ void Search::SaveTrace(ReportedBug& bug) {
   const std::string path =
       UniqueTracePath(options_.out_dir, settings_.command.front(), bug.found.summary.outcome, bug.found.execution);
   search::ReplayStrategy replay(bug.found.schedule);
+  if (search::EndsAtADecision(bug.found.summary.outcome)) {
+    replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
+  }
   TraceRecording recording(replay);
   if (auto opened = recording.Open(path, false, settings_, execution_); !opened) {
     bug.trace_problem = "the trace was not saved: " + opened.error();
@@ -256,12 +259,7 @@ int ExploreCommand(const ExploreOptions& options) {
     return kExitError;
   }
   // Every execution reads the same bytes.
-  auto input = supervisor::CaptureStandardInput(kStandardInputLimit);
-  if (!input) {
-    messages.Say(input.error());
-    return kExitError;
-  }
-  settings.input = std::move(input.value());
+  if (!CaptureInput(settings, messages)) return kExitError;
   auto prepared = PrepareExecution(settings, messages);
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);

@@ -35,6 +35,8 @@ std::string WhatHappened(const ReportedBug& bug) {
   }
 }
 
+constexpr const char* kShim = "libchess_preload.so";
+
 std::string ReplayCommand(const std::string& trace) { return "chess-trace replay " + trace; }
 
 std::string StopWord(const SearchSummary& s) {
@@ -107,8 +109,13 @@ std::string ExploreTextReport(const SearchSummary& s) {
       out << "  preemption " << ++n << " (decision " << decision << "): thread " << d.current.value_or(search::ThreadId{}).value
           << " could go on " << search::DescribePoint(d.point) << ", thread " << d.picked.value << " ran instead\n";
       if (auto stack = bug.preemption_stacks.find(decision); stack != bug.preemption_stacks.end()) {
-        for (size_t i = 0; i < stack->second.size() && i < 8; ++i) {
-          out << "      #" << i << " " << supervisor::FormatFrame(stack->second[i]) << "\n";
+        // The preload shim's own frames say nothing about the program: its stack starts at the
+        // call it made.
+        const std::vector<supervisor::StackFrame>& frames = stack->second;
+        size_t first = 0;
+        while (first + 1 < frames.size() && frames[first].module == kShim) ++first;
+        for (size_t i = first; i < frames.size() && i < first + 8; ++i) {
+          out << "      #" << i - first << " " << supervisor::FormatFrame(frames[i]) << "\n";
         }
       }
     }

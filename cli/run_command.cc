@@ -67,12 +67,7 @@ int RunCommand(const RunOptions& options) {
   }
   if (!options.trace_path.empty()) {
     // Recorded so that a replay reads the same bytes.
-    auto input = supervisor::CaptureStandardInput(kStandardInputLimit);
-    if (!input) {
-      messages.Say(input.error());
-      return kExitError;
-    }
-    settings.input = std::move(input.value());
+    if (!CaptureInput(settings, messages)) return kExitError;
   }
 
   auto prepared = PrepareExecution(settings, messages);

@@ -175,6 +175,9 @@ int ReplayCommand(const ReplayOptions& options) {
     AwaitInspection(handover, messages);
   };
   search::ReplayStrategy strategy(trace->decisions);
+  if (trace->outcome && search::EndsAtADecision(trace->outcome->outcome)) {
+    strategy.EndWith({trace->outcome->outcome, trace->outcome->message});
+  }
   const supervisor::ExecutionResult result = Execute(execution, strategy);
   if (result.handed_over) {
     messages.Say("the tree was ended");

@@ -52,4 +52,9 @@ bool IsBug(Outcome outcome) {
   }
 }
 
+bool EndsAtADecision(Outcome outcome) {
+  return outcome == Outcome::kLivelock || outcome == Outcome::kGoodSamaritan || outcome == Outcome::kStepLimit ||
+         outcome == Outcome::kTimeout;
+}
+
 }  // namespace chess::search

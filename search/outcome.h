@@ -29,4 +29,9 @@ std::optional<Outcome> ParseOutcome(std::string_view name);
 // True for the outcomes `explore` reports as bugs.
 bool IsBug(Outcome outcome);
 
+// True for the outcomes that end an execution at a decision the program did not choose: the
+// search's verdicts (livelock, good-samaritan, step-limit) and the clock's (timeout). A replay
+// of such an execution ends the same way after its last recorded decision.
+bool EndsAtADecision(Outcome outcome);
+
 }  // namespace chess::search

@@ -28,6 +28,12 @@ class ReplayStrategy final : public Strategy {
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
   [[nodiscard]] std::optional<std::string> Divergence() const override { return divergence_; }
+  // An execution that a strategy ended (a livelock, a spinning thread, the step limit) or the
+  // clock ended (a timeout) ends the same way once its last decision is followed.
+  void EndWith(StrategyVerdict verdict) { end_ = std::move(verdict); }
+  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override {
+    return end_ && next_ == decisions_.size() && !divergence_ ? end_ : std::nullopt;
+  }
   [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override {
     return MayInterrupt(thread, points);
@@ -45,6 +51,7 @@ class ReplayStrategy final : public Strategy {
   std::vector<RecordedDecision> decisions_;
   size_t next_ = 0;
   std::optional<std::string> divergence_;
+  std::optional<StrategyVerdict> end_;
 };
 
 // "futex" for a syscall number is the supervisor's to name; search/ only knows numbers. The

@@ -283,7 +283,8 @@ void Supervisor::OnTick() {
   // A used-up slice makes the thread give way at its next syscall (OnSeccompStop). Only a
   // thread that makes none for kSilentSlices slices, or is asleep in the kernel, is interrupted
   // where it is: a place no replay can find again exactly.
-  if (options_.slice_yields && SliceUsed(*running_) && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
+  // (SliceUsed also keeps the count of silent CPU time the backstop needs.)
+  if (SliceUsed(*running_) && options_.slice_yields && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
     yield_due_ = true;
   }
   const bool silent = silent_cpu_ >= kSilentSlices * options_.slice.count();

@@ -8,6 +8,9 @@
     harness.py CHESS_TRACE exit-code [--stderr TEXT]... [--stdout TEXT]... EXIT_CODE CHESS_TRACE_ARGS...
     harness.py CHESS_TRACE deterministic [--runs N] [--ids] [--run-option OPT]... PROGRAM [ARGS...]
     harness.py CHESS_TRACE virtual-time [--runs N] [--max-wall S] [--run-option OPT]... PROGRAM [ARGS...]
+    harness.py CHESS_TRACE explore --outcome OUTCOME [--execution N] [--preemptions P] [--schedules N]
+                                   [--signal SIG] [--function NAME]... [--option OPT]... [--twice] PROGRAM
+    harness.py CHESS_TRACE explore-interrupt PROGRAM
 
 Every run has a wall-clock bound, and every test leaves no process behind: the programs run in
 their own process group, which is killed on the way out.
@@ -644,6 +647,93 @@ def show_golden(chess_trace, golden, program):
           f"{len(record['decisions'])} decisions in json")
 
 
+def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name, functions, options, twice,
+            program):
+    """`explore` finds the bug (or none) it must, after exactly the executions and with exactly the
+    preemptions expected, the same way when run twice, and its trace replays the bug."""
+    found = []
+    for attempt in range(2 if twice else 1):
+        with tempfile.TemporaryDirectory() as out:
+            report_path = os.path.join(out, "report.json")
+            command = [chess_trace, "explore", "--quiet", "--out", out, "--report", report_path, *options, "--", *program]
+            code, _, err = run(command, timeout=600)
+            if not os.path.exists(report_path):
+                fail(f"no --report written (exit {code}):\n{err}")
+            with open(report_path) as f:
+                report = json.load(f)
+            if report["schema"] != 1 or report["outcome"] != outcome:
+                fail(f"outcome {report['outcome']}, expected {outcome}:\n{err}")
+            expected_code = 0 if outcome == "none" else 1
+            if code != expected_code:
+                fail(f"exit status {code}, expected {expected_code}:\n{err}")
+            coverage = report["coverage"]
+            if outcome == "none":
+                if not err.startswith("chess-trace: no bug: "):
+                    fail(f"the report does not begin with 'no bug':\n{err}")
+                if schedules is not None and coverage["schedules"] != schedules:
+                    fail(f"{coverage['schedules']} schedules explored, expected {schedules}:\n{err}")
+                if "--max-executions" not in options and not coverage["complete"]:
+                    fail(f"the search did not cover its bound: {coverage}")
+                found.append(coverage["schedules"])
+                continue
+            headline = f"chess-trace: BUG: {outcome} in execution {report['execution']} with {report['preemptions']} "
+            if not err.startswith(headline):
+                fail(f"the report does not begin with {headline!r}:\n{err}")
+            if execution is not None and report["execution"] != execution:
+                fail(f"found in execution {report['execution']}, expected {execution}:\n{err}")
+            if preemptions is not None and report["preemptions"] != preemptions:
+                fail(f"found with {report['preemptions']} preemptions, expected {preemptions}:\n{err}")
+            if signal_name and report["signal"] != signal_name:
+                fail(f"signal {report['signal']}, expected {signal_name}")
+            if len(re.findall(r"^  preemption \d+ \(decision \d+\): thread \d+ could go on", err, re.M)) != report["preemptions"]:
+                fail(f"the report does not list every preemption:\n{err}")
+            for function in functions:
+                if function not in err:
+                    fail(f"the report does not name {function}:\n{err}")
+            trace = report["trace"]
+            if not trace or not os.path.exists(trace) or f"replay it: chess-trace replay {trace}" not in err:
+                fail(f"no trace saved, or no replay command:\n{err}")
+            if "note:" in err:
+                fail(f"saving the trace did not go as the search did:\n{err}")
+            code, _, replayed = run([chess_trace, "replay", trace], timeout=300)
+            if code != 0 or f"reproduced: {outcome}" not in replayed:
+                fail(f"the trace does not replay the bug (exit {code}):\n{replayed}")
+            found.append(report["execution"])
+    if twice and found[0] != found[1]:
+        fail(f"not deterministic: the two searches took {found[0]} and {found[1]} executions")
+    print(f"ok: explore ended {outcome} after {found} executions")
+
+
+def explore_interrupt(chess_trace, program):
+    """Ctrl-C during a search prints the report so far and exits 130, leaving no process behind."""
+    marker = unique_marker()
+    with tempfile.TemporaryDirectory() as out:
+        report_path = os.path.join(out, "report.json")
+        process = subprocess.Popen([chess_trace, "explore", "--quiet", "--out", out, "--report", report_path, "--",
+                                    *program, marker], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(3)
+        process.send_signal(signal.SIGINT)
+        try:
+            _, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            kill_group(process.pid)
+            fail("explore did not end within 30 s of SIGINT")
+        err = err.decode(errors="replace")
+        if process.returncode != 130:
+            fail(f"exit status {process.returncode} after SIGINT, expected 130:\n{err}")
+        if "interrupted" not in err:
+            fail(f"the partial report does not say it was interrupted:\n{err}")
+        with open(report_path) as f:
+            report = json.load(f)
+        if report["stopped_by"] != "interrupted" or report["coverage"]["complete"]:
+            fail(f"the JSON report does not say the search was interrupted: {report}")
+        left = survivors(marker)
+        if left:
+            fail(f"processes left behind: {left}")
+    print("ok: interrupted search reported and exited 130")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("chess_trace")
@@ -703,6 +793,18 @@ def main():
     p.add_argument("--max-wall", type=float, default=5.0)
     p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("explore")
+    p.add_argument("--outcome", required=True)
+    p.add_argument("--execution", type=int)
+    p.add_argument("--preemptions", type=int)
+    p.add_argument("--schedules", type=int)
+    p.add_argument("--signal")
+    p.add_argument("--function", action="append", default=[])
+    p.add_argument("--option", action="append", default=[], help="an option for chess-trace explore")
+    p.add_argument("--twice", action="store_true", help="search twice: the same number of executions")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("explore-interrupt")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.check == "same-as-native":
         same_as_native(args.chess_trace, args.program)
@@ -731,6 +833,11 @@ def main():
         stop_at(args.chess_trace, args.where, args.state, args.gdb, args.refused, args.program)
     elif args.check == "virtual-time":
         virtual_time(args.chess_trace, args.runs, args.max_wall, args.run_option, args.program)
+    elif args.check == "explore":
+        explore(args.chess_trace, args.outcome, args.execution, args.preemptions, args.schedules, args.signal,
+                args.function, args.option, args.twice, args.program)
+    elif args.check == "explore-interrupt":
+        explore_interrupt(args.chess_trace, args.program)
     elif args.check == "no-survivors":
         no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
