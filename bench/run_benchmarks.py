@@ -9,7 +9,9 @@ still gives comparable figures.
 
 Sections: micro (untrapped syscalls, scheduling points), tools (real tools), determinism (sleeps
 in virtual time, emulated clock reads, startup of clock-hungry runtimes), trace (bytes per
-scheduling decision of a trace, and what recording and replaying cost against plain `run`).
+scheduling decision of a trace, and what recording and replaying cost against plain `run`),
+explore (executions per second of a search against spawning the same program natively, and
+executions to the first bug on the bug corpus).
 """
 import argparse
 import json
@@ -139,7 +141,7 @@ def main():
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
     parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
-    parser.add_argument("--only", choices=["micro", "tools", "determinism", "trace"], help="only this section")
+    parser.add_argument("--only", choices=["micro", "tools", "determinism", "trace", "explore"], help="only this section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
     parser.add_argument("--clock-reads", type=int, default=200_000)
     parser.add_argument("--yields", type=int, default=1_000_000, help="sched_yield calls of the trace section's loop")
@@ -163,6 +165,51 @@ def main():
         determinism_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
     if args.only == "trace" or (args.only is None and not args.skip_tools):
         trace_section(args, ct, bench)
+    if args.only == "explore" or (args.only is None and not args.skip_tools):
+        explore_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
+
+
+def explore_search(ct, out, options, program):
+    """Runs a search; returns its JSON report and its wall time."""
+    report = os.path.join(out, "report.json")
+    started = time.monotonic()
+    subprocess.run([ct, "explore", "--quiet", "--out", out, "--report", report, *options, "--", program],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1200)
+    elapsed = time.monotonic() - started
+    with open(report) as f:
+        return json.load(f), elapsed
+
+
+def explore_section(args, ct, bench, programs):
+    """A search's executions per second on a small two-thread program, against the rate at which
+    the same binary is spawned and waited for natively, interleaved round by round; then the
+    executions each bug of the corpus takes to be found."""
+    counter = os.path.join(bench, "bench_two_thread_counter")
+    spawn = os.path.join(bench, "bench_spawn_loop")
+    native, searched, ratios = [], [], []
+    with tempfile.TemporaryDirectory() as out:
+        for _ in range(args.rounds):
+            native.append(measure([spawn, "300", counter], "rate"))
+            report, elapsed = explore_search(ct, out, ["--max-executions", "300"], counter)
+            searched.append(report["executions"] / elapsed)
+            ratios.append(searched[-1] / native[-1])
+        print("\n### Search speed (executions per second)\n")
+        print("| program | native spawn + wait | `explore` | ratio explore / native |\n|---|---|---|---|")
+        print(f"| two threads, 3 lock/unlock each (300 executions) | {statistics.median(native):,.1f}/s "
+              f"| {statistics.median(searched):,.1f}/s | {statistics.median(ratios):.2f} "
+              f"({min(ratios):.2f} – {max(ratios):.2f}) |")
+        best = statistics.median(ratios)
+        print(f"\nTarget ≥ 0.5× the native rate — {best:.2f}: {'met' if best >= 0.5 else 'NOT met'}.")
+
+        corpus = [("atomicity_buggy", []), ("abba_deadlock_buggy", []), ("lost_wakeup_buggy", []),
+                  ("order_violation_buggy", []), ("use_after_free_buggy", []), ("two_preemptions_buggy", []),
+                  ("polite_livelock_buggy", ["--max-steps", "10000"]), ("good_samaritan_buggy", []),
+                  ("cpp_atomicity_buggy", []), ("cpp_abba_deadlock_buggy", []), ("cpp_lost_wakeup_buggy", [])]
+        print("\n### Executions to the first bug (default bound 2)\n")
+        print("| program | outcome | execution | preemptions | wall |\n|---|---|---|---|---|")
+        for name, options in corpus:
+            report, elapsed = explore_search(ct, out, options, os.path.join(programs, name))
+            print(f"| {name} | {report['outcome']} | {report['execution']} | {report['preemptions']} | {elapsed:.2f} s |")
 
 
 def micro_section(args, ct, loop, floor, raw, pingpong):
