@@ -16,8 +16,13 @@ std::string Plural(uint64_t count, const std::string& one, const std::string& ma
 
 std::string Seconds(double seconds) {
   char text[32];
-  std::snprintf(text, sizeof(text), "%.1f s", seconds);
+  std::snprintf(text, sizeof(text), seconds < 10 ? "%.2f s" : "%.1f s", seconds);
   return text;
+}
+
+// "≤ 2 preemptions", or "no preemption" for a bound of 0.
+std::string AtMost(uint64_t bound) {
+  return bound == 0 ? "no preemption" : "≤ " + Plural(bound, "preemption", "preemptions");
 }
 
 std::string WhatHappened(const ReportedBug& bug) {
@@ -63,12 +68,12 @@ std::string CoverageSentence(const SearchSummary& s) {
     text = r.end == search::SearchEnd::kExhausted
                ? "all " + Plural(c.schedules, "schedule", "schedules") + " explored (no schedule needs more than " +
                      Plural(c.bound_completed.value_or(0), "preemption", "preemptions") + ")"
-               : "all " + Plural(c.schedules, "schedule", "schedules") + " with ≤ " +
-                     Plural(s.preemption_bound, "preemption", "preemptions") + " explored";
+               : "all " + Plural(c.schedules, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
+                     " explored";
   } else {
     text = Plural(c.schedules, "schedule", "schedules") + " explored: ";
-    text += c.bound_completed ? "every one with ≤ " + Plural(*c.bound_completed, "preemption", "preemptions") +
-                                    ", and part of those with " + std::to_string(r.bound)
+    text += c.bound_completed ? "every one with " + AtMost(*c.bound_completed) + ", and part of those with " +
+                                    Plural(r.bound, "preemption", "preemptions")
                               : "part of those with no preemption";
     std::string why;
     if (s.interrupted) {
