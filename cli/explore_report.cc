@@ -65,9 +65,12 @@ std::string CoverageSentence(const SearchSummary& s) {
   const search::Coverage& c = r.coverage;
   std::string text;
   if (c.complete) {
+    const uint32_t needed = c.bound_completed.value_or(0);
     text = r.end == search::SearchEnd::kExhausted
-               ? "all " + Plural(c.schedules, "schedule", "schedules") + " explored (no schedule needs more than " +
-                     Plural(c.bound_completed.value_or(0), "preemption", "preemptions") + ")"
+               ? (c.schedules == 1 ? std::string("its only schedule explored")
+                                   : "all " + std::to_string(c.schedules) + " schedules explored") +
+                     (needed == 0 ? " (none needs a preemption)"
+                                  : " (none needs more than " + Plural(needed, "preemption", "preemptions") + ")")
                : "all " + Plural(c.schedules, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
                      " explored";
   } else {

@@ -47,7 +47,7 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
   command.add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
       ->type_name("FILE");
   command.add_option("--external-wait", options.external_wait_seconds,
-                     "End an execution as `hang` (exit 124) when every thread has waited only on the "
+                     "End an execution as `hang` (run exits 124, explore reports a bug) when every thread has waited only on the "
                      "outside world (a terminal, a socket to another program) for S seconds; by "
                      "default such waits last as long as they would without chess-trace")
       ->type_name("S")
