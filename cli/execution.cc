@@ -17,6 +17,22 @@
 namespace chess::cli {
 namespace {
 
+
+// The user's LD_PRELOAD entries stay, after the shim (which must see the calls first: an
+// interposer of the user's calls the real function through the shim).
+void AddPreload(std::vector<std::string>& env, const std::string& shim) {
+  for (std::string& variable : env) {
+    if (variable.rfind("LD_PRELOAD=", 0) == 0) {
+      const std::string rest = variable.substr(11);
+      variable = "LD_PRELOAD=" + shim + (rest.empty() ? "" : ":" + rest);
+      return;
+    }
+  }
+  env.push_back("LD_PRELOAD=" + shim);
+}
+
+}  // namespace
+
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
   {
@@ -34,21 +50,6 @@ bool WriteFileAtomically(const std::string& path, const std::string& content, st
   }
   return true;
 }
-
-// The user's LD_PRELOAD entries stay, after the shim (which must see the calls first: an
-// interposer of the user's calls the real function through the shim).
-void AddPreload(std::vector<std::string>& env, const std::string& shim) {
-  for (std::string& variable : env) {
-    if (variable.rfind("LD_PRELOAD=", 0) == 0) {
-      const std::string rest = variable.substr(11);
-      variable = "LD_PRELOAD=" + shim + (rest.empty() ? "" : ":" + rest);
-      return;
-    }
-  }
-  env.push_back("LD_PRELOAD=" + shim);
-}
-
-}  // namespace
 
 std::optional<std::string> FindPreloadShim() {
   char self[PATH_MAX];

@@ -67,6 +67,10 @@ supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strateg
 bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
                      const std::string& report_path, Messages& messages);
 
+// Writes `content` to a temporary file beside `path` and renames it into place; false, with
+// `error` set, when it cannot.
+bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error);
+
 // The preload shim: next to the chess-trace executable (a build tree), or in
 // ../lib/chess-trace from it (an installation).
 std::optional<std::string> FindPreloadShim();

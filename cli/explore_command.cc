@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 
 #include "cli/execution.h"
 #include "cli/exit_codes.h"
@@ -79,16 +78,18 @@ void Search::SaveTrace(ReportedBug& bug) {
   }
   const std::string path =
       UniqueTracePath(options_.out_dir, settings_.command.front(), bug.found.summary.outcome, bug.found.execution);
+  // The recording changes the options (its log, the stacks to take): put back afterwards.
+  const supervisor::SupervisorOptions saved = execution_.options;
   search::ReplayStrategy replay(bug.found.schedule);
   if (search::EndsAtADecision(bug.found.summary.outcome)) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
   }
   TraceRecording recording(replay);
   if (auto opened = recording.Open(path, false, settings_, execution_); !opened) {
+    execution_.options = saved;
     bug.trace_problem = "the trace was not saved: " + opened.error();
     return;
   }
-  supervisor::SupervisorOptions saved = execution_.options;
   execution_.options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
   supervisor::OutputCapture capture;
   if (auto begun = capture.Begin(); !begun) {
@@ -100,7 +101,6 @@ void Search::SaveTrace(ReportedBug& bug) {
   const supervisor::ExecutionResult result = cli::Execute(execution_, recording.Strategy(), &isolated);
   capture.End();
   execution_.options = saved;
-  execution_.options.log = nullptr;
   bug.preemption_stacks = result.decision_stacks;
   if (auto finished = recording.Finish(result, settings_, isolated, "pb"); !finished) {
     bug.trace_problem = "the trace was not saved: " + finished.error();
@@ -170,13 +170,9 @@ int Search::Run() {
   messages_.Raw(ExploreTextReport(summary));
   bool ok = true;
   if (!options_.report_path.empty()) {
-    const std::string temporary = options_.report_path + ".tmp." + std::to_string(getpid());
-    std::ofstream out(temporary, std::ios::trunc);
-    out << ExploreJsonReport(summary);
-    out.close();
-    if (!out || std::rename(temporary.c_str(), options_.report_path.c_str()) != 0) {
-      messages_.Say("cannot write --report " + options_.report_path + ": " + std::strerror(errno));
-      std::remove(temporary.c_str());
+    std::string error;
+    if (!WriteFileAtomically(options_.report_path, ExploreJsonReport(summary), error)) {
+      messages_.Say(error);
       ok = false;
     }
   }

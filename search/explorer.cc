@@ -66,10 +66,7 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       }
       ++result.coverage.schedules;
       ++done_in_bound;
-      if (attempt.summary.outcome == Outcome::kStepLimit) {
-        ++result.step_limited;
-        result.last_step_limit = attempt.summary.message;
-      }
+      if (attempt.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
       BoundedExecution& execution = *attempt.strategy;
       const bool bug = IsBug(attempt.summary.outcome);
       if (bug) {

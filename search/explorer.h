@@ -80,7 +80,6 @@ struct ExplorationResult {
   Coverage coverage;
   SearchEnd end = SearchEnd::kBoundExplored;
   std::optional<ExecutionSummary> error;  // with SearchEnd::kError
-  std::string last_step_limit;            // a step-limited execution's message, for the report
 };
 
 struct ExplorerProgress {
