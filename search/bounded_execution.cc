@@ -2,24 +2,13 @@
 
 #include <algorithm>
 
+#include "search/mix.h"
+#include "search/preemption.h"
+
 namespace chess::search {
-namespace {
 
-bool Contains(std::span<const ThreadId> threads, ThreadId thread) {
-  return std::find(threads.begin(), threads.end(), thread) != threads.end();
-}
-
-// A stop the search does not branch at: the backstop interrupted a thread that computed for a
-// slice, or the syscall budget made it give way. Where such a stop falls depends on timing or
-// on counting, not on the program's synchronization, so it is a forced yield (design §3).
-bool ForcedYield(const SchedulingContext& context) {
-  return context.current && context.current_stop == StopReason::kYielded &&
-         (context.point.op == OpKind::kInterrupted || context.point.op == OpKind::kFairnessYield);
-}
-
-}  // namespace
-
-BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits) : liveness_(limits) {
+BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache)
+    : liveness_(limits), cache_(cache) {
   if (branch.path) {
     std::vector<RecordedDecision> prefix(branch.path->begin(),
                                          branch.path->begin() + static_cast<ptrdiff_t>(branch.decision + 1));
@@ -28,21 +17,37 @@ BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits) 
   }
 }
 
-bool BoundedExecution::IsPreemption(const SchedulingContext& context, ThreadId picked,
-                                    std::span<const ThreadId> schedulable) {
-  return context.current && picked != *context.current && context.current_stop == StopReason::kReachedPoint &&
-         Contains(schedulable, *context.current);
-}
-
 std::vector<ThreadId> BoundedExecution::Ordered(const SchedulingContext& context,
                                                 std::span<const ThreadId> schedulable) {
   std::vector<ThreadId> ordered;
-  ordered.reserve(schedulable.size());
+  ordered.reserve(schedulable.size() + context.timed.size());
   if (context.current && Contains(schedulable, *context.current)) ordered.push_back(*context.current);
   for (ThreadId thread : schedulable) {
     if (ordered.empty() || thread != ordered.front()) ordered.push_back(thread);
   }
+  ordered.insert(ordered.end(), context.timed.begin(), context.timed.end());
   return ordered;
+}
+
+bool BoundedExecution::SeenBefore(const SchedulingContext& context, std::span<const ThreadId> schedulable) {
+  const uint64_t state = Mix64(happens_before_.Value(), fairness_.Fingerprint());
+  StateCache::Last last;
+  if (context.current) {
+    last.thread = context.current->value;
+    last.may_go_on = context.current_stop == StopReason::kReachedPoint && Contains(schedulable, *context.current);
+  }
+  return cache_->Visit(state, last, Preemptions());
+}
+
+void BoundedExecution::NoteExecuted(const SchedulingContext& context, ThreadId picked) {
+  if (context.current) {
+    if (context.current->value >= stopped_at_.size()) stopped_at_.resize(context.current->value + 1);
+    stopped_at_[context.current->value] = context.point;
+  }
+  SchedulingPoint operation;
+  operation.op = OpKind::kThreadStart;  // a thread never seen stopped is at its start
+  if (picked.value < stopped_at_.size()) operation = stopped_at_[picked.value];
+  happens_before_.Executed(picked, operation, !Contains(context.enabled, picked));
 }
 
 ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
@@ -57,26 +62,28 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
   ThreadId picked;
   if (Replaying()) {
     picked = replay_->PickThread(context);
-    if (!replay_->Divergence() && !Contains(schedulable, picked)) {
+    if (!replay_->Divergence() && !Contains(schedulable, picked) && !Contains(context.timed, picked)) {
       divergence_ = "decision " + std::to_string(decision) + ": the replayed choice, thread " +
                     std::to_string(picked.value) + ", is not schedulable under fairness here";
     }
-  } else if (ForcedYield(context)) {
-    // The thread gives way to the next one that may run after it, cyclically, or goes on alone.
-    const ThreadId current = *context.current;
-    picked = current;
-    for (ThreadId thread : schedulable) {
-      if (thread == current) continue;
-      if (picked == current || (picked < current && thread > current)) picked = thread;
-    }
+  } else if (IsForcedYield(context)) {
+    picked = NextAfterForcedYield(*context.current, schedulable);
   } else {
     const std::vector<ThreadId> ordered = Ordered(context, schedulable);
     picked = ordered.front();
-    for (size_t i = 1; i < ordered.size(); ++i) {
-      alternatives_.push_back({decision, ordered[i], IsPreemption(context, ordered[i], schedulable)});
+    // A state searched before with no more preemptions: its visit searches everything from here.
+    if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context, schedulable)) pruned_ = true;
+    if (pruned_) {
+      cache_pruned_ += ordered.size() - 1;
+    } else {
+      for (size_t i = 1; i < ordered.size(); ++i) {
+        alternatives_.push_back({decision, ordered[i], CostsPreemption(context, ordered[i], schedulable)});
+      }
     }
   }
-  if (IsPreemption(context, picked, schedulable)) preemptions_.push_back(decision);
+  if (CostsPreemption(context, picked, schedulable)) preemptions_.push_back(decision);
+  if (!Contains(context.enabled, picked)) previous_enabled_.push_back(picked);  // its deadline fires now
+  if (cache_ != nullptr) NoteExecuted(context, picked);
   decisions_.push_back(Decided(context, picked));
   liveness_.Observe(context, schedulable, picked);
   return picked;

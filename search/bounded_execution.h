@@ -12,6 +12,7 @@
 #include "search/fair_scheduler.h"
 #include "search/liveness_monitor.h"
 #include "search/replay_strategy.h"
+#include "search/state_cache.h"
 #include "search/strategy.h"
 
 namespace chess::search {
@@ -34,7 +35,8 @@ struct Alternative {
 
 class BoundedExecution final : public Strategy {
  public:
-  BoundedExecution(const Branch& branch, LivenessLimits limits);
+  // `cache`: the search's visited states, or null for no state caching.
+  BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache = nullptr);
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
   [[nodiscard]] std::optional<std::string> Divergence() const override;
@@ -51,17 +53,18 @@ class BoundedExecution final : public Strategy {
   uint32_t Preemptions() const { return static_cast<uint32_t>(preemptions_.size()); }
   // The decisions that were preemptions.
   const std::vector<size_t>& PreemptionDecisions() const { return preemptions_; }
-
-  // Whether running `picked` at `context` preempts the thread that ran last: it stopped at a
-  // point where it could simply go on, and fairness would have let it (a switch after a block,
-  // an exit, a yield, or one that fairness forces is free).
-  static bool IsPreemption(const SchedulingContext& context, ThreadId picked, std::span<const ThreadId> schedulable);
+  // Alternatives not taken because the execution reached a state searched before.
+  uint64_t CachePruned() const { return cache_pruned_; }
 
  private:
   bool Replaying() const { return replay_ && replay_->Followed() < replay_->Recorded(); }
   // The choices at a decision, in the order the search takes them: the thread that ran last
-  // when it may go on, then creation order.
+  // when it may go on, then creation order; then the deadlines that could be fired early.
   static std::vector<ThreadId> Ordered(const SchedulingContext& context, std::span<const ThreadId> schedulable);
+  // Whether the state this decision is taken in was searched before (and remembers it if not).
+  bool SeenBefore(const SchedulingContext& context, std::span<const ThreadId> schedulable);
+  // The picked thread carries out the operation it stopped at.
+  void NoteExecuted(const SchedulingContext& context, ThreadId picked);
 
   std::optional<ReplayStrategy> replay_;
   FairScheduler fairness_;
@@ -71,6 +74,11 @@ class BoundedExecution final : public Strategy {
   std::vector<Alternative> alternatives_;
   std::vector<size_t> preemptions_;
   std::optional<std::string> divergence_;
+  StateCache* cache_ = nullptr;
+  HappensBeforeHash happens_before_;
+  std::vector<SchedulingPoint> stopped_at_;  // per thread: the operation it will carry out next
+  bool pruned_ = false;                      // from here on, the cache's earlier visit searches
+  uint64_t cache_pruned_ = 0;
 };
 
 }  // namespace chess::search

@@ -1,122 +1,124 @@
 #include "search/explorer.h"
 
-#include <algorithm>
 #include <memory>
 #include <set>
 
+#include "search/bounded_search.h"
+#include "search/sampled_search.h"
+
 namespace chess::search {
-namespace {
 
-struct Run {
-  ExecutionSummary summary;
-  std::unique_ptr<BoundedExecution> strategy;
-};
+std::string_view StrategyName(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::kPb: return "pb";
+    case StrategyKind::kRandom: return "random";
+    case StrategyKind::kPct: return "pct";
+    case StrategyKind::kPortfolio: return "portfolio";
+  }
+  return "pb";
+}
 
-}  // namespace
+std::optional<StrategyKind> ParseStrategy(std::string_view name) {
+  for (StrategyKind kind : {StrategyKind::kPb, StrategyKind::kRandom, StrategyKind::kPct, StrategyKind::kPortfolio}) {
+    if (StrategyName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
+FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks) {
+  // Iterative bounding below the sample's count: the first schedule that fails the same way has
+  // the fewest preemptions there are for it. Its own coverage is not the search's.
+  BoundedSearch search(bug.preemptions - 1, options_.max_executions, options_.state_cache, options_.liveness);
+  ExplorationResult scratch;
+  std::optional<FoundBug> minimal;
+  while (!minimal && !search.Finished()) {
+    if (hooks.should_stop && hooks.should_stop()) break;
+    if (result.executions + scratch.executions >= options_.max_executions) break;
+    EngineStep step = search.Step(backend_, scratch);
+    if (step.summary.outcome == Outcome::kError) break;
+    if (step.bug && step.bug->summary.outcome == bug.summary.outcome) {
+      minimal = std::move(*step.bug);
+      minimal->execution += result.executions;
+    }
+    if (hooks.progress) {
+      ExplorerProgress progress;
+      progress.phase = "minimizing";
+      progress.executions = result.executions + scratch.executions;
+      progress.sampled = result.coverage.sampled;
+      progress.bugs = result.bugs.size();
+      search.Progress(progress);
+      hooks.progress(progress);
+    }
+  }
+  result.executions += scratch.executions;
+  result.minimizing += scratch.executions;
+  result.divergences += scratch.divergences;
+  if (!minimal) return bug;
+  minimal->found_by = bug.found_by;
+  minimal->minimized_from = FoundBug::Original{bug.execution, bug.preemptions, bug.execution_strategy};
+  return std::move(*minimal);
+}
 
 ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
   ExplorationResult result;
-  // Work of the current round, taken from the back (depth first: the deepest alternatives of
-  // the latest execution first, which keeps few paths alive), and of the next round.
-  std::vector<Branch> current{Branch{}};
-  std::vector<Branch> next;
-  bool beyond_bound = false;  // some schedule needs more preemptions than the bound allows
-  // Work left out because more than --max-executions would be needed, in this round and the next.
-  bool dropped = false;
-  bool dropped_next = false;
-  uint64_t done_in_bound = 0;
-  std::set<std::string> seen_bugs;
-
-  auto run = [&](const Branch& branch) {
-    Run attempt;
-    attempt.strategy = std::make_unique<BoundedExecution>(branch, options_.liveness);
-    attempt.summary = backend_.Execute(*attempt.strategy);
-    ++result.executions;
-    return attempt;
-  };
+  result.coverage.strategy = std::string(StrategyName(options_.strategy));
+  std::vector<std::unique_ptr<SearchEngine>> engines;
+  BoundedSearch* bounded = nullptr;
+  if (options_.strategy == StrategyKind::kPb || options_.strategy == StrategyKind::kPortfolio) {
+    auto search = std::make_unique<BoundedSearch>(options_.preemption_bound, options_.max_executions,
+                                                  options_.state_cache, options_.liveness);
+    bounded = search.get();
+    engines.push_back(std::move(search));
+  }
+  for (StrategyKind kind : {StrategyKind::kPct, StrategyKind::kRandom}) {
+    if (options_.strategy == kind || options_.strategy == StrategyKind::kPortfolio) {
+      engines.push_back(std::make_unique<SampledSearch>(kind, options_.seed, options_.pct_depth, options_.liveness));
+    }
+  }
   auto stop = [&](SearchEnd end) {
     result.end = end;
     return result;
   };
 
-  for (uint32_t bound = 0;; ++bound) {
-    result.bound = bound;
-    done_in_bound = 0;
-    while (!current.empty()) {
-      if (hooks.should_stop && hooks.should_stop()) return stop(SearchEnd::kStopped);
-      if (result.executions >= options_.max_executions) return stop(SearchEnd::kMaxExecutions);
-      const Branch branch = std::move(current.back());
-      current.pop_back();
-      Run attempt = run(branch);
-      if (attempt.summary.outcome == Outcome::kDivergence) {
-        // Once more: something outside the schedule (a signal from outside, a slow disk) may
-        // have got in the way. A second divergence gives the branch up.
-        ++result.divergences;
-        if (result.executions >= options_.max_executions) return stop(SearchEnd::kMaxExecutions);
-        attempt = run(branch);
-        if (attempt.summary.outcome == Outcome::kDivergence) {
-          ++result.divergences;
-          ++result.coverage.pruned;
-          continue;
-        }
+  std::set<std::string> seen_bugs;
+  for (size_t turn = 0;; ++turn) {
+    // The engines take turns, an execution each; one that is done drops out.
+    SearchEngine* engine = nullptr;
+    for (size_t i = 0; i < engines.size() && engine == nullptr; ++i) {
+      SearchEngine* candidate = engines[(turn + i) % engines.size()].get();
+      if (!candidate->Finished()) {
+        engine = candidate;
+        turn += i;
       }
-      if (attempt.summary.outcome == Outcome::kError) {
-        result.error = attempt.summary;
-        return stop(SearchEnd::kError);
-      }
-      ++result.coverage.schedules;
-      ++done_in_bound;
-      if (attempt.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
-      BoundedExecution& execution = *attempt.strategy;
-      const bool bug = IsBug(attempt.summary.outcome);
-      if (bug) {
-        const std::string signature = std::string(OutcomeName(attempt.summary.outcome)) + "\n" + attempt.summary.signature;
-        if (seen_bugs.insert(signature).second) {
-          result.bugs.push_back(FoundBug{result.executions, attempt.summary, execution.Preemptions(),
-                                         execution.PreemptionDecisions(), execution.Decisions()});
-          if (hooks.found) hooks.found(result.bugs.back());
-        }
-      }
-      // Its alternatives: every one is a distinct schedule, as it differs from this one at its
-      // decision and agrees with it before. Work that could never run within --max-executions
-      // is not kept.
-      auto path = std::make_shared<const std::vector<RecordedDecision>>(execution.TakeDecisions());
-      const uint64_t room = options_.max_executions - std::min(options_.max_executions, result.executions);
-      for (const Alternative& alternative : execution.Alternatives()) {
-        Branch child{path, alternative.decision, alternative.choice, bound + (alternative.preempting ? 1 : 0)};
-        if (alternative.preempting && bound >= options_.preemption_bound) {
-          beyond_bound = true;
-          continue;
-        }
-        // This round's work comes before the next round's.
-        if (current.size() + next.size() >= room && !alternative.preempting && !next.empty()) {
-          next.pop_back();
-          dropped_next = true;
-        }
-        if (current.size() + next.size() >= room) {
-          (alternative.preempting ? dropped_next : dropped) = true;
-          continue;
-        }
-        (alternative.preempting ? next : current).push_back(std::move(child));
-      }
-      if (hooks.progress) {
-        hooks.progress(ExplorerProgress{result.executions, bound, done_in_bound, current.size(), next.size(),
-                                        result.bugs.size()});
-      }
-      if (bug && !options_.keep_going) return stop(SearchEnd::kBug);
     }
-    // Work left out was more than the executions left: the limit ends the search, not the space.
-    if (dropped) return stop(SearchEnd::kMaxExecutions);
-    result.coverage.bound_completed = bound;
-    if (next.empty()) {
-      result.coverage.complete = true;
-      return stop(beyond_bound ? SearchEnd::kBoundExplored : SearchEnd::kExhausted);
+    if (engine == nullptr) return stop(bounded != nullptr ? *bounded->Finished() : SearchEnd::kExhausted);
+    if (hooks.should_stop && hooks.should_stop()) return stop(SearchEnd::kStopped);
+    if (result.executions >= options_.max_executions) return stop(SearchEnd::kMaxExecutions);
+
+    EngineStep step = engine->Step(backend_, result);
+    if (step.summary.outcome == Outcome::kError) {
+      result.error = step.summary;
+      return stop(SearchEnd::kError);
     }
-    // The next round takes its work in the order it was found.
-    current.assign(std::make_move_iterator(next.rbegin()), std::make_move_iterator(next.rend()));
-    next.clear();
-    dropped = dropped_next;
-    dropped_next = false;
+    if (step.bug) {
+      const std::string signature = std::string(OutcomeName(step.summary.outcome)) + "\n" + step.summary.signature;
+      if (seen_bugs.insert(signature).second) {
+        FoundBug bug = std::move(*step.bug);
+        if (bug.found_by != "pb" && options_.minimize && bug.preemptions > 0) bug = Minimize(std::move(bug), result, hooks);
+        result.bugs.push_back(std::move(bug));
+        if (hooks.found) hooks.found(result.bugs.back());
+      }
+    }
+    if (hooks.progress) {
+      ExplorerProgress progress;
+      progress.phase = engine->Name();
+      progress.executions = result.executions;
+      progress.sampled = result.coverage.sampled;
+      progress.bugs = result.bugs.size();
+      (bounded != nullptr ? static_cast<SearchEngine*>(bounded) : engine)->Progress(progress);
+      hooks.progress(progress);
+    }
+    if (step.bug && !options_.keep_going) return stop(SearchEnd::kBug);
   }
 }
 

@@ -1,16 +1,19 @@
-// Explorer: the systematic search over an abstract program (design §4). Each execution replays
-// a prefix of an earlier one, takes one new choice there, and runs on without preempting; the
-// alternatives it passes become new work. Iterative preemption bounding (PLDI'07): round c runs
-// exactly the executions with c preemptions — alternatives that cost no preemption stay in the
-// round, those that cost one wait for the next — so bugs are found with the fewest preemptions
-// first, and "every schedule with ≤ c preemptions" is a statement of coverage. Pure logic: the
-// program is run by an ExecutionBackend (the supervisor, or a model in the tests).
+// Explorer: the search over an abstract program's schedules (design §4), one execution at a
+// time, by one strategy or a portfolio taking turns:
+// - `pb`, iterative preemption bounding (BoundedSearch): every schedule with 0 preemptions, then
+//   1, then 2…, with state caching — a statement of coverage when nothing is found;
+// - `random` and `pct` (SampledSearch): one random sample per execution, each from its own seed;
+//   a bug they find is searched again with `pb` below its preemption count, so that the one
+//   reported has the fewest preemptions (minimization);
+// - `portfolio`: pb, pct and random in turn, an execution each.
+// Pure logic: the program is run by an ExecutionBackend (the supervisor, or a model in the tests).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "search/bounded_execution.h"
@@ -38,10 +41,19 @@ class ExecutionBackend {
   virtual ExecutionSummary Execute(Strategy& strategy) = 0;
 };
 
+enum class StrategyKind : uint8_t { kPb, kRandom, kPct, kPortfolio };
+std::string_view StrategyName(StrategyKind kind);
+std::optional<StrategyKind> ParseStrategy(std::string_view name);
+
 struct ExplorerOptions {
+  StrategyKind strategy = StrategyKind::kPb;
   uint32_t preemption_bound = 2;
+  uint32_t pct_depth = 3;
+  uint64_t seed = 0;  // where the randomized strategies' choices come from
   uint64_t max_executions = 100'000;
   bool keep_going = false;  // collect every distinct bug instead of stopping at the first
+  bool state_cache = true;  // pb prunes states it searched before (sound for race-free programs)
+  bool minimize = true;     // a randomized strategy's bug is searched again for fewer preemptions
   LivenessLimits liveness;
 };
 
@@ -51,6 +63,15 @@ struct FoundBug {
   uint32_t preemptions = 0;
   std::vector<size_t> preemption_decisions;  // which decisions were preemptions
   std::vector<RecordedDecision> schedule;    // every decision, for a replay
+  std::string found_by = "pb";               // the strategy: pb, random, pct
+  std::string execution_strategy = "pb";     // the execution's own, for its trace: "pct (depth 3, seed …)"
+  // When minimization found this schedule: the randomized one it started from.
+  struct Original {
+    uint64_t execution = 0;
+    uint32_t preemptions = 0;
+    std::string execution_strategy;
+  };
+  std::optional<Original> minimized_from;
 };
 
 // Why the search stopped.
@@ -65,9 +86,11 @@ enum class SearchEnd : uint8_t {
 
 struct Coverage {
   std::string strategy = "pb";
-  std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran
+  std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran (pb)
   uint64_t schedules = 0;  // executions that followed their schedule to the end (bugs included)
   uint64_t pruned = 0;     // branches given up after diverging twice
+  uint64_t cache_pruned = 0;  // schedules not run: they start from a state searched before
+  uint64_t sampled = 0;    // schedules drawn by random and pct
   bool complete = false;   // every schedule within the bound (or all there are) ran
 };
 
@@ -76,6 +99,7 @@ struct ExplorationResult {
   uint64_t executions = 0;    // every execution run, retries of divergences included
   uint64_t step_limited = 0;  // executions that passed --max-steps without a livelock
   uint64_t divergences = 0;   // executions that could not follow their prefix
+  uint64_t minimizing = 0;    // executions spent minimizing randomized strategies' bugs
   uint32_t bound = 0;         // the round the search was in when it ended
   Coverage coverage;
   SearchEnd end = SearchEnd::kBoundExplored;
@@ -83,11 +107,13 @@ struct ExplorationResult {
 };
 
 struct ExplorerProgress {
+  std::string_view phase;  // the strategy whose execution just ran, or "minimizing"
   uint64_t executions = 0;
   uint32_t bound = 0;
   uint64_t done_in_bound = 0;   // schedules run in this round
   uint64_t queued_in_bound = 0; // still to run in this round (more appear as it goes)
   uint64_t queued_next = 0;     // found for the next round
+  uint64_t sampled = 0;         // random and pct executions so far
   size_t bugs = 0;
 };
 
@@ -108,6 +134,9 @@ class Explorer {
   ExplorationResult Explore(const ExplorerHooks& hooks = {});
 
  private:
+  // A bug a randomized strategy found, searched again with pb below its preemption count.
+  FoundBug Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks);
+
   ExplorerOptions options_;
   ExecutionBackend& backend_;
 };

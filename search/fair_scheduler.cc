@@ -66,6 +66,19 @@ void FairScheduler::Stepped(ThreadId thread, std::span<const ThreadId> before, s
   }
 }
 
+uint64_t FairScheduler::Fingerprint() const {
+  uint64_t hash = 0;
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    const PerThread& state = threads_[i];
+    if (!state.known) continue;
+    for (const ThreadSet* set : {&state.lower_than, &state.enabled, &state.disabled, &state.scheduled}) {
+      hash = (hash ^ set->Fingerprint()) * 0x9e3779b97f4a7c15ull;
+    }
+    hash ^= i;
+  }
+  return hash;
+}
+
 std::vector<ThreadId> FairScheduler::LowerThan(ThreadId thread) const {
   if (thread.value >= threads_.size()) return {};
   return threads_[thread.value].lower_than.Members();

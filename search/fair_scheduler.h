@@ -33,6 +33,10 @@ class FairScheduler {
   // backstop interrupt). Both sets in creation order.
   void Stepped(ThreadId thread, std::span<const ThreadId> before, std::span<const ThreadId> after, bool yielded);
 
+  // A hash of the whole priority state (P, E, D and S of every thread): part of a state's
+  // identity for state caching, since it decides who may run from here on.
+  uint64_t Fingerprint() const;
+
   // The threads `thread` currently has lower priority than (for reports and tests).
   std::vector<ThreadId> LowerThan(ThreadId thread) const;
 

@@ -65,6 +65,7 @@ RecordedDecision Decided(const SchedulingContext& context, ThreadId picked) {
   decision.stop = context.current_stop;
   if (context.current) decision.point = context.point;
   decision.picked = picked;
+  decision.fired_early = std::find(context.enabled.begin(), context.enabled.end(), picked) == context.enabled.end();
   return decision;
 }
 
@@ -100,7 +101,8 @@ ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {
       return fallback;
     }
   }
-  if (!std::binary_search(context.enabled.begin(), context.enabled.end(), expected.picked)) {
+  if (!std::binary_search(context.enabled.begin(), context.enabled.end(), expected.picked) &&
+      std::find(context.timed.begin(), context.timed.end(), expected.picked) == context.timed.end()) {
     Diverge("the recording ran " + Thread(expected.picked) + " next, but it cannot run now (can run: " +
             Enabled(context.enabled) + ")");
     return fallback;

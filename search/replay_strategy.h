@@ -17,6 +17,8 @@ struct RecordedDecision {
   StopReason stop = StopReason::kReachedPoint;  // why it stopped running
   SchedulingPoint point;            // where it stopped (op, syscall, index)
   ThreadId picked;
+  // The picked thread was not enabled: its deadline was fired ahead of time (design §3).
+  bool fired_early = false;
 };
 
 // The decision a strategy made in `context`, as it is recorded.

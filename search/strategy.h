@@ -26,6 +26,10 @@ inline constexpr StopReason kLastStopReason = StopReason::kExited;
 struct SchedulingContext {
   // Threads that can run now, in creation order. Never empty when a strategy is asked.
   std::span<const ThreadId> enabled;
+  // Threads that wait for a deadline (a sleep, a timed wait) which a search may fire now, ahead
+  // of the threads that could still run: picking one makes its time come (virtual time jumps to
+  // its deadline). Empty for `run`, whose deadlines fire only when nothing else can run.
+  std::span<const ThreadId> timed;
   // The thread that ran last; empty at the very first decision.
   std::optional<ThreadId> current;
   StopReason current_stop = StopReason::kReachedPoint;
@@ -47,7 +51,8 @@ class Strategy {
   // Called once before each execution of the program.
   virtual void BeginExecution() {}
 
-  // Names the thread to run next; must be an element of `context.enabled`.
+  // Names the thread to run next: an element of `context.enabled`, or of `context.timed` to fire
+  // that thread's deadline now.
   [[nodiscard]] virtual ThreadId PickThread(const SchedulingContext& context) = 0;
 
   // Set once the strategy can no longer follow the execution (a replay whose recorded schedule

@@ -68,6 +68,15 @@ class ThreadSet {
     return ids;
   }
 
+  // A hash of the members: equal sets hash equally, however their storage grew.
+  uint64_t Fingerprint() const {
+    size_t used = words_.size();
+    while (used > 0 && words_[used - 1] == 0) --used;
+    uint64_t hash = 0x6a09e667f3bcc908ull;
+    for (size_t i = 0; i < used; ++i) hash = (hash ^ words_[i]) * 0x100000001b3ull + (hash >> 29);
+    return hash;
+  }
+
  private:
   std::vector<uint64_t> words_;
 };

@@ -2,6 +2,7 @@
 // this file only computes who *can* run and carries the choice out.
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include <cstdio>
@@ -21,6 +22,25 @@ bool Schedulable(const Thread& thread) {
 }
 
 }  // namespace
+
+std::vector<search::ThreadId> Supervisor::TimedThreads() const {
+  std::vector<search::ThreadId> timed;
+  // Under real time a deadline cannot be made to come sooner.
+  if (virtual_clock_ == nullptr) return timed;
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state == ThreadState::kBlocked && thread->deadline && !thread->process->dying) {
+      timed.push_back(thread->id);
+    }
+  }
+  return timed;
+}
+
+void Supervisor::FireEarly(Thread& thread) {
+  // Time jumps to its deadline, as if every thread that could have run had been slow: whatever
+  // else falls due by then fires too, in order, so the program's clocks stay consistent.
+  virtual_clock_->AdvanceTo(*thread.deadline);
+  FireDueDeadlines();
+}
 
 std::vector<search::ThreadId> Supervisor::EnabledThreads() const {
   std::vector<search::ThreadId> enabled;
@@ -144,8 +164,10 @@ void Supervisor::ScheduleNext() {
       result_->threads = BuildThreadReports(threads_, futexes_);
       return;
     }
+    const std::vector<search::ThreadId> timed = TimedThreads();
     search::SchedulingContext context;
     context.enabled = enabled;
+    context.timed = timed;
     if (last_ != nullptr) {
       context.current = last_->id;
       context.current_stop = last_stop_;
@@ -174,7 +196,13 @@ void Supervisor::ScheduleNext() {
       return;
     }
     Thread* next = threads_.Find(picked);
-    CHESS_CHECK(next != nullptr && Schedulable(*next), "the strategy picked a thread that cannot run");
+    CHESS_CHECK(next != nullptr, "the strategy picked a thread that does not exist");
+    if (!Schedulable(*next)) {
+      CHESS_CHECK(std::find(timed.begin(), timed.end(), picked) != timed.end(),
+                  "the strategy picked a thread that cannot run");
+      FireEarly(*next);
+    }
+    CHESS_CHECK(Schedulable(*next), "a thread whose deadline was fired cannot run");
     if (Dispatch(*next) || result_) return;
   }
 }

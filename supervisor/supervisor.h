@@ -228,6 +228,10 @@ class Supervisor final : private HandlerServices {
   void ExpireTimerFd(Process& process, int fd, uint64_t expirations);
   // A POSIX timer's signal is being delivered: it gets the overrun count.
   void TimerSignalTaken(Thread& thread);
+  // Blocked threads with a deadline that a search may fire ahead of time (design §3).
+  std::vector<search::ThreadId> TimedThreads() const;
+  // Makes `thread`'s deadline come now: virtual time jumps to it.
+  void FireEarly(Thread& thread);
   std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();

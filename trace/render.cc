@@ -105,8 +105,8 @@ const char* StopName(search::StopReason stop) {
 }
 
 bool IsPreemption(const search::RecordedDecision& d) {
-  return d.current && d.stop == search::StopReason::kReachedPoint && d.picked != *d.current &&
-         d.point.op != search::OpKind::kThreadStart;
+  return d.fired_early || (d.current && d.stop == search::StopReason::kReachedPoint && d.picked != *d.current &&
+                           d.point.op != search::OpKind::kThreadStart);
 }
 
 // `text` cut or filled with spaces to `width` characters as a terminal shows them (one column
@@ -199,7 +199,7 @@ std::string RenderText(const Trace& trace) {
     }
     if (!d.current || d.picked != *d.current) {
       std::string& cell = cells[column[d.picked.value]];
-      cell = (IsPreemption(d) ? "▶ runs (preempts)" : "▶ runs");
+      cell = d.fired_early ? "▶ deadline fired early" : IsPreemption(d) ? "▶ runs (preempts)" : "▶ runs";
     }
     out << Pad(std::to_string(k), 10);
     for (const std::string& cell : cells) out << Pad(cell, kColumnWidth);
@@ -289,6 +289,7 @@ std::string RenderChrome(const Trace& trace) {
     }
     std::string args = "{\"decision\": " + std::to_string(k);
     if (IsPreemption(d)) args += ", \"preemption\": true";
+    if (d.fired_early) args += ", \"deadline_fired_early\": true";
     args += "}";
     event("{\"ph\": \"X\", \"name\": " + Quoted(name) + ", \"pid\": " + std::to_string(pid_of(d.picked.value)) +
           ", \"tid\": " + std::to_string(d.picked.value) + ", \"ts\": " + std::to_string(k) + ", \"dur\": 1, \"args\": " +

@@ -127,14 +127,16 @@ class Decoder {
     if (trace_.decisions.size() >= kMaxDecisions) return Damaged("more than " + std::to_string(kMaxDecisions) + " decisions");
     const uint8_t flags = in.U8();
     const uint8_t op = in.U8();
-    const uint8_t stop = flags >> 3;
-    if (stop > static_cast<uint8_t>(search::kLastStopReason)) return Damaged("a decision with unknown flags");
+    const uint8_t stop = (flags >> 3) & 3;
+    static_assert(static_cast<uint8_t>(search::kLastStopReason) <= 3, "the stop reason has two bits");
+    if ((flags & 0xc0) != 0) return Damaged("a decision with unknown flags");
     if (op > static_cast<uint8_t>(search::kLastOpKind)) return Damaged("a decision with an unknown operation " + std::to_string(op));
     search::RecordedDecision decision;
     decision.point.op = static_cast<search::OpKind>(op);
     decision.point.is_write = (flags & 2) != 0;
     decision.point.is_release = (flags & 4) != 0;
     decision.stop = static_cast<search::StopReason>(stop);
+    decision.fired_early = (flags & 32) != 0;
     if (flags & 1) {
       const uint64_t current = in.Varint();
       if (current > UINT32_MAX) return Damaged("a thread number out of range");

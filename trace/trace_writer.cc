@@ -132,7 +132,7 @@ void TraceWriter::WriteDecision(const search::RecordedDecision& decision) {
   ByteWriter encoded;
   const search::SchedulingPoint& point = decision.point;
   encoded.U8(static_cast<uint8_t>((decision.current ? 1 : 0) | (point.is_write ? 2 : 0) | (point.is_release ? 4 : 0) |
-                                  (static_cast<uint8_t>(decision.stop) << 3)));
+                                  (static_cast<uint8_t>(decision.stop) << 3) | (decision.fired_early ? 32 : 0)));
   encoded.U8(static_cast<uint8_t>(point.op));
   if (decision.current) {
     // The point's index, relative to the one this thread's next point would have: 0 nearly

@@ -4,6 +4,7 @@
 // branches are retried once and then pruned; livelocks and good-Samaritan violations end an
 // execution; bugs are found with the fewest preemptions and the same way every time.
 #include "search/explorer.h"
+#include "tests/unit/model_program.h"
 
 #include <gtest/gtest.h>
 
@@ -14,93 +15,11 @@
 namespace chess::search {
 namespace {
 
-ThreadId T(uint32_t v) { return ThreadId{v}; }
+using test_support::ModelBackend;
+using test_support::ModelProgram;
+using test_support::Step;
+using test_support::T;
 
-// A model program: each thread is a list of steps, run one per scheduling decision. A step may
-// yield, wait for a flag another thread sets, or set one; a thread that runs out of steps exits.
-struct Step {
-  enum Kind { kWork, kYield, kSetFlag, kAwaitFlag, kSpin } kind = kWork;
-  int flag = 0;
-};
-
-struct ModelProgram {
-  std::vector<std::vector<Step>> threads;
-  // Called at the end of an execution with the order in which steps ran ({thread, step}).
-  std::function<Outcome(const std::vector<std::pair<uint32_t, size_t>>&)> judge;
-};
-
-class ModelBackend final : public ExecutionBackend {
- public:
-  explicit ModelBackend(ModelProgram program) : program_(std::move(program)) {}
-
-  static ExecutionSummary Ended(Outcome outcome, std::string message = {}) {
-    ExecutionSummary summary;
-    summary.outcome = outcome;
-    summary.message = std::move(message);
-    return summary;
-  }
-
-  ExecutionSummary Execute(Strategy& strategy) override {
-    ++executions_;
-    strategy.BeginExecution();
-    const size_t n = program_.threads.size();
-    std::vector<size_t> next(n, 0);
-    std::vector<bool> flags(8, false);
-    std::vector<std::pair<uint32_t, size_t>> order;
-    SchedulingContext context;
-    std::vector<ThreadId> enabled;
-    for (uint64_t decision = 0;; ++decision) {
-      enabled.clear();
-      for (uint32_t t = 0; t < n; ++t) {
-        if (next[t] >= program_.threads[t].size()) continue;
-        const Step& step = program_.threads[t][next[t]];
-        if (step.kind == Step::kAwaitFlag && !flags[static_cast<size_t>(step.flag)]) continue;
-        enabled.push_back(T(t));
-      }
-      if (enabled.empty()) {
-        const bool all_done = std::all_of(next.begin(), next.end(), [&, t = size_t{0}](size_t s) mutable {
-          return s >= program_.threads[t++].size();
-        });
-        if (!all_done) return Ended(Outcome::kDeadlock, "deadlock");
-        return Ended(program_.judge ? program_.judge(order) : Outcome::kOk);
-      }
-      if (diverge_at_ && *diverge_at_(executions_, decision)) return Ended(Outcome::kDivergence, "model divergence");
-      context.enabled = enabled;
-      const ThreadId picked = strategy.PickThread(context);
-      if (auto why = strategy.Divergence()) return Ended(Outcome::kDivergence, *why);
-      if (auto verdict = strategy.Verdict()) return Ended(verdict->outcome, verdict->message);
-      EXPECT_TRUE(std::find(enabled.begin(), enabled.end(), picked) != enabled.end());
-      const Step step = program_.threads[picked.value][next[picked.value]];
-      order.emplace_back(picked.value, next[picked.value]);
-      bool yielded = step.kind == Step::kYield;
-      OpKind op = yielded ? OpKind::kYield : OpKind::kSyscall;
-      if (step.kind == Step::kSetFlag) flags[static_cast<size_t>(step.flag)] = true;
-      if (step.kind == Step::kSpin) {
-        // Spins on a flag without yielding until the backstop interrupts it (or the flag is set).
-        if (!flags[static_cast<size_t>(step.flag)]) {
-          yielded = true;
-          op = OpKind::kInterrupted;
-        } else {
-          ++next[picked.value];
-        }
-      } else if (!(step.kind == Step::kYield && step.flag == -1)) {  // flag -1: yields forever
-        ++next[picked.value];
-      }
-      context.current = picked;
-      context.point = SchedulingPoint{picked, op, 0, false, false, 0, next[picked.value]};
-      context.current_stop = next[picked.value] >= program_.threads[picked.value].size() ? StopReason::kExited
-                             : yielded                                                  ? StopReason::kYielded
-                                                                                        : StopReason::kReachedPoint;
-    }
-  }
-
-  uint64_t executions_ = 0;
-  // Makes an execution diverge at a decision (execution numbers count from 1).
-  std::function<std::optional<bool>(uint64_t execution, uint64_t decision)> diverge_at_;
-
- private:
-  ModelProgram program_;
-};
 
 ModelProgram Independent(size_t n, size_t k) {
   ModelProgram program;
@@ -115,6 +34,7 @@ std::vector<uint64_t> CountsPerBound(size_t n, size_t k, uint32_t max_bound) {
   for (uint32_t bound = 0; bound <= max_bound; ++bound) {
     ModelBackend backend(Independent(n, k));
     ExplorerOptions options;
+    options.state_cache = false;  // the table counts every schedule
     options.preemption_bound = bound;
     const ExplorationResult result = Explorer(options, backend).Explore();
     EXPECT_TRUE(result.coverage.complete);
@@ -147,6 +67,7 @@ TEST(ExplorerTest, ZeroPreemptionsGiveNFactorialSchedules) {
 TEST(ExplorerTest, ReportsExhaustionWhenNoScheduleNeedsMorePreemptions) {
   ModelBackend backend(Independent(2, 3));
   ExplorerOptions options;
+  options.state_cache = false;  // the table counts every schedule
   options.preemption_bound = 10;
   const ExplorationResult result = Explorer(options, backend).Explore();
   EXPECT_EQ(result.end, SearchEnd::kExhausted);
@@ -238,6 +159,7 @@ TEST(ExplorerTest, ADivergentBranchIsRetriedOnceThenPruned) {
     return (execution == 3 || execution == 4) && decision == 1;
   };
   ExplorerOptions options;
+  options.state_cache = false;  // the table counts every schedule
   options.preemption_bound = 4;
   const ExplorationResult result = Explorer(options, backend).Explore();
   EXPECT_EQ(result.coverage.pruned, 1u);

@@ -1,0 +1,109 @@
+#include "search/bounded_search.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace chess::search {
+
+BoundedSearch::BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness)
+    : bound_limit_(bound), max_executions_(max_executions), liveness_(liveness) {
+  if (state_cache) cache_.emplace();
+}
+
+EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& result) {
+  EngineStep step;
+  const Branch branch = std::move(current_.back());
+  current_.pop_back();
+  StateCache* cache = cache_ ? &*cache_ : nullptr;
+  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+  step.summary = backend.Execute(*execution);
+  ++result.executions;
+  if (step.summary.outcome == Outcome::kDivergence) {
+    // Once more: something outside the schedule (a signal from outside, a slow disk) may have
+    // got in the way. A second divergence gives the branch up.
+    ++result.divergences;
+    if (result.executions >= max_executions_) {
+      current_.push_back(branch);  // not given up: the limit came first
+      step.followed = false;
+      return step;
+    }
+    execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+    step.summary = backend.Execute(*execution);
+    ++result.executions;
+    if (step.summary.outcome == Outcome::kDivergence) {
+      ++result.divergences;
+      ++result.coverage.pruned;
+      step.followed = false;
+      if (current_.empty()) EndRound(result);
+      return step;
+    }
+  }
+  if (step.summary.outcome == Outcome::kError) return step;
+  ++result.coverage.schedules;
+  ++done_in_bound_;
+  result.coverage.cache_pruned += execution->CachePruned();
+  if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
+  if (IsBug(step.summary.outcome)) {
+    step.bug = FoundBug{};
+    step.bug->execution = result.executions;
+    step.bug->summary = step.summary;
+    step.bug->preemptions = execution->Preemptions();
+    step.bug->preemption_decisions = execution->PreemptionDecisions();
+    step.bug->schedule = execution->Decisions();
+  }
+  // Its alternatives: every one is a distinct schedule, as it differs from this one at its
+  // decision and agrees with it before. Work that could never run within --max-executions is
+  // not kept.
+  auto path = std::make_shared<const std::vector<RecordedDecision>>(execution->TakeDecisions());
+  const uint64_t room = max_executions_ - std::min(max_executions_, result.executions);
+  for (const Alternative& alternative : execution->Alternatives()) {
+    Branch child{path, alternative.decision, alternative.choice, bound_ + (alternative.preempting ? 1 : 0)};
+    if (alternative.preempting && bound_ >= bound_limit_) {
+      beyond_bound_ = true;
+      continue;
+    }
+    // This round's work comes before the next round's.
+    if (current_.size() + next_.size() >= room && !alternative.preempting && !next_.empty()) {
+      next_.pop_back();
+      dropped_next_ = true;
+    }
+    if (current_.size() + next_.size() >= room) {
+      (alternative.preempting ? dropped_next_ : dropped_) = true;
+      continue;
+    }
+    (alternative.preempting ? next_ : current_).push_back(std::move(child));
+  }
+  if (current_.empty()) EndRound(result);
+  return step;
+}
+
+void BoundedSearch::EndRound(ExplorationResult& result) {
+  // Work left out was more than the executions left: the limit ends the search, not the space.
+  if (dropped_) {
+    end_ = SearchEnd::kMaxExecutions;
+    return;
+  }
+  result.coverage.bound_completed = bound_;
+  if (next_.empty()) {
+    result.coverage.complete = true;
+    end_ = beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
+    return;
+  }
+  // The next round takes its work in the order it was found.
+  current_.assign(std::make_move_iterator(next_.rbegin()), std::make_move_iterator(next_.rend()));
+  next_.clear();
+  dropped_ = dropped_next_;
+  dropped_next_ = false;
+  ++bound_;
+  done_in_bound_ = 0;
+  result.bound = bound_;
+}
+
+void BoundedSearch::Progress(ExplorerProgress& progress) const {
+  progress.bound = bound_;
+  progress.done_in_bound = done_in_bound_;
+  progress.queued_in_bound = current_.size();
+  progress.queued_next = next_.size();
+}
+
+}  // namespace chess::search

@@ -1,0 +1,93 @@
+// The randomized strategies (research/search-and-peers.md §A.4): each execution is one sample,
+// drawn from its own seed, under the same fairness rules and liveness verdicts as the bounded
+// search. SampledExecution does the shared part — fairness, forced yields, the record of the
+// decisions and their preemptions — and its subclasses choose: RandomWalk uniformly, PCT by
+// priorities.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "search/fair_scheduler.h"
+#include "search/liveness_monitor.h"
+#include "search/random.h"
+#include "search/replay_strategy.h"
+#include "search/strategy.h"
+
+namespace chess::search {
+
+class SampledExecution : public Strategy {
+ public:
+  SampledExecution(uint64_t seed, LivenessLimits limits) : seed_(seed), random_(seed), liveness_(limits) {}
+
+  [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) final;
+  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return liveness_.Verdict(); }
+
+  uint64_t Seed() const { return seed_; }
+  const std::vector<RecordedDecision>& Decisions() const { return decisions_; }
+  uint32_t Preemptions() const { return static_cast<uint32_t>(preemptions_.size()); }
+  const std::vector<size_t>& PreemptionDecisions() const { return preemptions_; }
+  // Decisions at which more than one thread could have been picked.
+  uint64_t ChoiceSteps() const { return choice_steps_; }
+
+ protected:
+  // Picks from `candidates`: the schedulable threads (creation order), then the threads whose
+  // deadline could be fired early. Never empty; called only when it has more than one element.
+  virtual ThreadId Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) = 0;
+  // Told of each decision a thread gave way at (a real yield or a forced one), before choosing.
+  virtual void Yielded(ThreadId thread) { (void)thread; }
+  // A number in [0, bound), from this execution's seed.
+  uint64_t Uniform(uint64_t bound) { return bound == 0 ? 0 : random_.Next() % bound; }
+
+ private:
+  uint64_t seed_;
+  SeededRandom random_;
+  FairScheduler fairness_;
+  LivenessMonitor liveness_;
+  std::vector<ThreadId> previous_enabled_;
+  std::vector<RecordedDecision> decisions_;
+  std::vector<size_t> preemptions_;
+  uint64_t choice_steps_ = 0;
+};
+
+// A random walk: every schedulable thread, and every deadline that could fire, equally likely at
+// every decision.
+class RandomWalk final : public SampledExecution {
+ public:
+  using SampledExecution::SampledExecution;
+  [[nodiscard]] std::string Describe() const override;
+
+ protected:
+  ThreadId Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) override;
+};
+
+// PCT (Burckhardt et al., ASPLOS'10): threads get distinct random priorities; the highest that
+// can run runs; at d−1 random steps of the estimated k the running thread drops below every
+// initial priority. A bug of depth d shows with probability ≥ 1/(n·k^(d−1)) per execution. A
+// thread that yields, or whose deadline is fired early, drops below everyone too — otherwise a
+// spin-and-yield loop of the highest thread would run forever.
+class PctExecution final : public SampledExecution {
+ public:
+  // `depth`: d; `estimated_steps`: k, the choice steps of the longest execution so far (0 before
+  // the first: no change points).
+  PctExecution(uint64_t seed, LivenessLimits limits, uint32_t depth, uint64_t estimated_steps);
+  [[nodiscard]] std::string Describe() const override;
+
+ protected:
+  ThreadId Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) override;
+  void Yielded(ThreadId thread) override;
+
+ private:
+  int64_t& PriorityOf(ThreadId thread);
+
+  uint32_t depth_;
+  uint64_t estimated_steps_;
+  std::vector<uint64_t> change_steps_;  // choice steps at which the running thread drops
+  std::vector<std::optional<int64_t>> priority_;  // per thread; higher runs first
+  int64_t floor_ = 0;  // below every priority given so far: where yielding threads go
+  uint64_t steps_ = 0;
+};
+
+}  // namespace chess::search

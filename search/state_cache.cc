@@ -1,0 +1,59 @@
+#include "search/state_cache.h"
+
+#include "search/mix.h"
+
+namespace chess::search {
+namespace {
+
+// Operations on these objects conflict with nothing but their own thread's, which the per-thread
+// index orders already: a thread's start, a backstop interrupt, a fairness yield.
+bool ThreadLocal(OpKind op) {
+  return op == OpKind::kThreadStart || op == OpKind::kInterrupted || op == OpKind::kFairnessYield;
+}
+
+// The object a deadline fired early conflicts on: time itself.
+constexpr uint64_t kTimeObject = 0x7469'6d65'0000'0001ull;
+
+}  // namespace
+
+uint64_t HappensBeforeHash::Count(std::vector<uint64_t>& counts, size_t index) {
+  if (index >= counts.size()) counts.resize(index + 1, 0);
+  return counts[index]++;
+}
+
+void HappensBeforeHash::Executed(ThreadId thread, const SchedulingPoint& operation, bool fired_early) {
+  const uint64_t in_thread = Count(per_thread_, thread.value);
+  uint64_t object = fired_early ? kTimeObject : operation.resource;
+  uint64_t on_object = 0;
+  if (ThreadLocal(operation.op) && !fired_early) {
+    object = Mix64(thread.value, 0xdead'beefull);
+    on_object = in_thread;
+  } else {
+    on_object = per_object_[object]++;
+  }
+  uint64_t tuple = Mix64(thread.value, object);
+  tuple = Mix64(tuple, static_cast<uint64_t>(operation.op) | uint64_t{operation.is_write} << 8 |
+                           uint64_t{operation.is_release} << 9 | static_cast<uint64_t>(operation.syscall) << 16);
+  tuple = Mix64(tuple, in_thread);
+  tuple = Mix64(tuple, on_object);
+  sum_ += tuple;
+}
+
+bool StateCache::Visit(uint64_t state, Last last, uint32_t preemptions) {
+  std::vector<Visit_>& visits = visited_[state];
+  Visit_* same = nullptr;
+  for (Visit_& visit : visits) {
+    const bool other_last = !(visit.last == last) && visit.last.may_go_on;
+    if (visit.preemptions + (other_last ? 1u : 0u) <= preemptions) return true;
+    if (visit.last == last) same = &visit;
+  }
+  if (same != nullptr) {
+    same->preemptions = preemptions;  // fewer than before, or it would have covered this visit
+  } else if (entries_ < capacity_) {
+    visits.push_back({last, preemptions});
+    ++entries_;
+  }
+  return false;
+}
+
+}  // namespace chess::search

@@ -1,0 +1,73 @@
+// State caching for the bounded search (CHESS; research/search-and-peers.md §A.3.1). Two
+// schedules that ran the same synchronization operations in the same per-thread and per-object
+// orders have the same happens-before graph, and — if the program has no data race, so that
+// every interaction between threads is one of those operations — reach the same state. From a
+// state already searched with no more preemptions spent, going on finds nothing new: the search
+// prunes there.
+//
+// The fingerprint of the graph is a commutative sum over the executed operations of a hash of
+// (thread, object, operation, its index in its thread, its index on its object) — the multiset
+// of those tuples determines the graph (Maple's PorStateMatch). An operation on no particular
+// object (resource 0) is ordered with every other such operation: conservative, never unsound.
+// A data race — threads that talk through plain memory — makes two different states look the
+// same, so caching is sound for race-free programs only (docs/explore.md says so).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "search/scheduling_point.h"
+
+namespace chess::search {
+
+class HappensBeforeHash {
+ public:
+  // `thread` carried out `operation` (the point it had stopped at). `fired_early`: its deadline
+  // was made to come now, which moves every thread's clock.
+  void Executed(ThreadId thread, const SchedulingPoint& operation, bool fired_early);
+  uint64_t Value() const { return sum_; }
+
+ private:
+  uint64_t Count(std::vector<uint64_t>& counts, size_t index);
+  std::vector<uint64_t> per_thread_;
+  std::unordered_map<uint64_t, uint64_t> per_object_;
+  uint64_t sum_ = 0;
+};
+
+// The states a search has visited, each with the fewest preemptions it was reached with, per
+// thread that ran last. A state reached again with another thread last may still be covered:
+// the earlier visit's continuations cost at most one preemption more from the new visit (its
+// first switch away from the thread that ran last, when that one could have gone on), so the
+// rule is p_old + [different last thread, which could have gone on] ≤ p_new (research note
+// §A.3.1).
+class StateCache {
+ public:
+  // Who ran last in a state, and whether it could simply go on (a switch away costs then).
+  struct Last {
+    uint32_t thread = UINT32_MAX;  // UINT32_MAX: nobody yet
+    bool may_go_on = false;
+    bool operator==(const Last&) const = default;
+  };
+
+  // Memory stays bounded: past `capacity` entries, new ones are no longer remembered (the
+  // search only prunes less).
+  explicit StateCache(size_t capacity = size_t{1} << 22) : capacity_(capacity) {}
+
+  // True when `state` (the happens-before graph and the fairness state) was reached before in a
+  // way that covers this visit; otherwise the visit is remembered.
+  bool Visit(uint64_t state, Last last, uint32_t preemptions);
+
+  size_t Size() const { return entries_; }
+
+ private:
+  struct Visit_ {
+    Last last;
+    uint32_t preemptions = 0;
+  };
+  size_t capacity_;
+  size_t entries_ = 0;
+  std::unordered_map<uint64_t, std::vector<Visit_>> visited_;
+};
+
+}  // namespace chess::search
