@@ -26,8 +26,9 @@ class SupervisorBackend final : public search::ExecutionBackend {
 
   search::ExecutionSummary Execute(search::Strategy& strategy) override;
 
-  // Execution number (1-based) → what it did, for each execution that was a new bug.
-  const std::map<uint64_t, BugRun>& BugRuns() const { return bug_runs_; }
+  // What execution number `execution` (1-based) did, if it was the first of a distinct bug or
+  // the latest failing one (a minimized bug's); null otherwise.
+  const BugRun* RunOf(uint64_t execution) const;
   // The outcome as --expect-exit reads it.
   search::Outcome Judge(const supervisor::ExecutionResult& result) const;
   // Why executions cannot be run at all (the capture failed), if so.
@@ -39,6 +40,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
   uint64_t executions_ = 0;
   std::map<std::string, uint64_t> signatures_;
   std::map<uint64_t, BugRun> bug_runs_;
+  std::optional<std::pair<uint64_t, BugRun>> latest_bug_run_;
   std::string setup_error_;
 };
 

@@ -78,6 +78,7 @@ void Search::SaveTrace(ReportedBug& bug) {
   }
   const std::string path =
       UniqueTracePath(options_.out_dir, settings_.command.front(), bug.found.summary.outcome, bug.found.execution);
+  // The execution's own strategy goes into the trace: a sample's names its seed.
   // The recording changes the options (its log, the stacks to take): put back afterwards.
   const supervisor::SupervisorOptions saved = execution_.options;
   search::ReplayStrategy replay(bug.found.schedule);
@@ -102,7 +103,7 @@ void Search::SaveTrace(ReportedBug& bug) {
   capture.End();
   execution_.options = saved;
   bug.preemption_stacks = result.decision_stacks;
-  if (auto finished = recording.Finish(result, settings_, isolated, "pb"); !finished) {
+  if (auto finished = recording.Finish(result, settings_, isolated, bug.found.execution_strategy); !finished) {
     bug.trace_problem = "the trace was not saved: " + finished.error();
     return;
   }
@@ -121,19 +122,34 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   const double now = Elapsed();
   if (last_progress_ >= 0 && now - last_progress_ < 0.2) return;
   last_progress_ = now;
-  char line[256];
-  std::snprintf(line, sizeof(line),
-                "exploring: %llu executions, %.1f/s, bound %u of %u: %llu schedules done, %llu queued (%llu for bound %u)%s, %.0f s",
-                static_cast<unsigned long long>(p.executions), now > 0 ? static_cast<double>(p.executions) / now : 0.0,
-                p.bound, options_.preemption_bound, static_cast<unsigned long long>(p.done_in_bound),
-                static_cast<unsigned long long>(p.queued_in_bound), static_cast<unsigned long long>(p.queued_next),
-                p.bound + 1, p.bugs > 0 ? (", " + std::to_string(p.bugs) + " bugs").c_str() : "", now);
-  messages_.Live(line);
+  char head[96];
+  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s",
+                std::string(p.phase).c_str(), static_cast<unsigned long long>(p.executions),
+                now > 0 ? static_cast<double>(p.executions) / now : 0.0);
+  std::string line = head;
+  if (options_.strategy == "pb" || options_.strategy == "portfolio" || p.phase == "minimizing") {
+    char bounded[160];
+    std::snprintf(bounded, sizeof(bounded), ", bound %u of %u: %llu schedules done, %llu queued (%llu for bound %u)",
+                  p.bound, p.phase == "minimizing" ? p.bound : options_.preemption_bound,
+                  static_cast<unsigned long long>(p.done_in_bound), static_cast<unsigned long long>(p.queued_in_bound),
+                  static_cast<unsigned long long>(p.queued_next), p.bound + 1);
+    line += bounded;
+  }
+  if (p.sampled > 0) line += ", " + std::to_string(p.sampled) + " sampled";
+  if (p.bugs > 0) line += ", " + std::to_string(p.bugs) + (p.bugs == 1 ? " bug" : " bugs");
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof(elapsed), ", %.0f s", now);
+  messages_.Live(line + elapsed);
 }
 
 int Search::Run() {
   search::ExplorerOptions options;
+  options.strategy = search::ParseStrategy(options_.strategy).value_or(search::StrategyKind::kPb);
   options.preemption_bound = options_.preemption_bound;
+  options.pct_depth = options_.pct_depth;
+  options.seed = settings_.seed;
+  options.state_cache = options_.state_cache;
+  options.minimize = options_.minimize;
   options.max_executions = options_.max_executions;
   options.keep_going = options_.keep_going;
   options.liveness.max_steps = options_.max_steps;
@@ -147,7 +163,7 @@ int Search::Run() {
   hooks.found = [this](const search::FoundBug& found) {
     ReportedBug bug;
     bug.found = found;
-    if (auto run = backend_.BugRuns().find(found.execution); run != backend_.BugRuns().end()) bug.run = run->second;
+    if (const BugRun* run = backend_.RunOf(found.execution)) bug.run = *run;
     if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
     bugs_.push_back(std::move(bug));
   };
@@ -159,6 +175,8 @@ int Search::Run() {
   summary.result = &result;
   summary.bugs = bugs_;
   summary.preemption_bound = options_.preemption_bound;
+  summary.seed = settings_.seed;
+  summary.pct_depth = options_.pct_depth;
   summary.wall_seconds = Elapsed();
   summary.interrupted = supervisor::PendingStopSignal() != 0;
   summary.time_limited = time_limited_;
@@ -198,16 +216,36 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
   AddProgramOptions(*explore, options.program,
                     {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "auto"});
   explore->add_option("--strategy", options.strategy,
-                      "How schedules are chosen: `pb`, iterative preemption bounding with fair "
-                      "scheduling (CHESS): every schedule with 0 preemptions, then 1, then 2…")
-      ->check(CLI::IsMember({"pb"}))
+                      "How schedules are chosen. `pb`: iterative preemption bounding with fair "
+                      "scheduling (CHESS) — every schedule with 0 preemptions, then 1, then 2…, a "
+                      "statement of coverage when nothing is found. `pct`: random priorities with "
+                      "--pct-depth − 1 priority changes per execution (finds a bug that needs d "
+                      "ordering constraints with probability ≥ 1/(n·k^(d−1)) per execution, for n "
+                      "threads and k steps). `random`: a random walk. `portfolio`: pb, pct and random "
+                      "in turn, an execution each. Random choices come from --seed; a bug found by pct "
+                      "or random is searched again with pb for the fewest preemptions (--no-minimize)")
+      ->check(CLI::IsMember({"pb", "pct", "random", "portfolio"}))
       ->capture_default_str();
   explore->add_option("--preemption-bound", options.preemption_bound,
                       "Explore every schedule with at most C preemptions (switches away from a thread "
-                      "that could have gone on); most bugs need 1 or 2")
+                      "that could have gone on, and deadlines fired early); most bugs need 1 or 2")
       ->type_name("C")
       ->check(CLI::Range(0, 20))
       ->capture_default_str();
+  explore->add_option("--pct-depth", options.pct_depth,
+                      "PCT's depth d: the ordering constraints a bug may need (d − 1 priority changes "
+                      "per execution)")
+      ->type_name("D")
+      ->check(CLI::Range(1, 20))
+      ->capture_default_str();
+  explore->add_flag("--state-cache,!--no-state-cache", options.state_cache,
+                    "pb (default: on): skip schedules that go on from a state already searched (the same "
+                    "happens-before graph of sync operations, the same fairness state). Sound when "
+                    "threads share memory only under their locks; --no-state-cache for a program with "
+                    "deliberate data races");
+  explore->add_flag("!--no-minimize", options.minimize,
+                    "Report a bug found by pct or random as it was found, without searching for the "
+                    "schedule with the fewest preemptions that fails the same way");
   explore->add_option("--max-executions", options.max_executions, "Stop after N executions")
       ->type_name("N")
       ->check(CLI::PositiveNumber)

@@ -1,6 +1,7 @@
-// `chess-trace explore`: the systematic search. Runs the program through schedule after
-// schedule — every one with no preemption, then with one, then two — until a bug shows up or
-// the bound is covered, and saves each bug as a trace `replay` reproduces.
+// `chess-trace explore`: the search. Runs the program through schedule after schedule — by
+// default every one with no preemption, then with one, then two; or random samples (random,
+// PCT), or all of them in turn — until a bug shows up or a limit is reached, and saves each bug
+// as a trace `replay` reproduces.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,9 @@ struct ExploreOptions {
   ProgramOptions program;
   std::string strategy = "pb";
   uint32_t preemption_bound = 2;
+  uint32_t pct_depth = 3;
+  bool state_cache = true;
+  bool minimize = true;
   uint64_t max_executions = 100'000;
   std::optional<double> time_limit_seconds;
   double execution_timeout_seconds = 60;

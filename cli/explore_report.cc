@@ -63,32 +63,48 @@ std::string StopWord(const SearchSummary& s) {
 std::string CoverageSentence(const SearchSummary& s) {
   const search::ExplorationResult& r = *s.result;
   const search::Coverage& c = r.coverage;
+  const bool sampling_only = c.strategy == "random" || c.strategy == "pct";
+  const uint64_t bounded = c.schedules - c.sampled;  // the schedules pb ran
+  std::string why;
+  if (s.interrupted) {
+    why = "interrupted";
+  } else if (r.end == search::SearchEnd::kMaxExecutions) {
+    why = "--max-executions " + std::to_string(s.max_executions) + " reached";
+  } else if (r.end == search::SearchEnd::kStopped && s.time_limited) {
+    why = "--time-limit reached";
+  } else if (r.end == search::SearchEnd::kBug) {
+    why = "stopped at the first bug";
+  }
   std::string text;
-  if (c.complete) {
+  if (sampling_only) {
+    text = Plural(c.sampled, "schedule", "schedules") + " sampled by " + c.strategy +
+           (c.strategy == "pct" ? " (depth " + std::to_string(s.pct_depth) + ")" : "") + " from seed " +
+           std::to_string(s.seed) + (why.empty() ? "" : " (" + why + ")") +
+           "; a random search covers no set of schedules for certain (--strategy pb does)";
+  } else if (c.complete) {
     const uint32_t needed = c.bound_completed.value_or(0);
-    text = r.end == search::SearchEnd::kExhausted
-               ? (c.schedules == 1 ? std::string("its only schedule explored")
-                                   : "all " + std::to_string(c.schedules) + " schedules explored") +
-                     (needed == 0 ? " (none needs a preemption)"
-                                  : " (none needs more than " + Plural(needed, "preemption", "preemptions") + ")")
-               : "all " + Plural(c.schedules, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
-                     " explored";
+    const bool exhausted = r.end == search::SearchEnd::kExhausted;
+    text = exhausted ? (bounded == 1 ? std::string("its only schedule explored")
+                                     : "all " + std::to_string(bounded) + " schedules explored") +
+                           (needed == 0 ? " (none needs a preemption)"
+                                        : " (none needs more than " + Plural(needed, "preemption", "preemptions") + ")")
+                     : "all " + Plural(bounded, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
+                           " explored";
   } else {
-    text = Plural(c.schedules, "schedule", "schedules") + " explored: ";
+    text = Plural(bounded, "schedule", "schedules") + " explored: ";
     text += c.bound_completed ? "every one with " + AtMost(*c.bound_completed) + ", and part of those with " +
                                     Plural(r.bound, "preemption", "preemptions")
                               : "part of those with no preemption";
-    std::string why;
-    if (s.interrupted) {
-      why = "interrupted";
-    } else if (r.end == search::SearchEnd::kMaxExecutions) {
-      why = "--max-executions " + std::to_string(s.max_executions) + " reached";
-    } else if (r.end == search::SearchEnd::kStopped && s.time_limited) {
-      why = "--time-limit reached";
-    } else if (r.end == search::SearchEnd::kBug) {
-      why = "stopped at the first bug";
-    }
     if (!why.empty()) text += " (" + why + ")";
+  }
+  if (!sampling_only && c.sampled > 0) {
+    text += "; and " + Plural(c.sampled, "schedule", "schedules") + " sampled by pct and random from seed " +
+            std::to_string(s.seed) + (c.complete && !why.empty() ? " (" + why + ")" : "");
+  }
+  if (c.cache_pruned > 0) {
+    text += "; " + Plural(c.cache_pruned, "schedule", "schedules") +
+            " skipped by state caching (they go on from a state already searched; sound when the program's "
+            "threads share memory only under its locks)";
   }
   if (c.pruned > 0) text += "; " + Plural(c.pruned, "branch", "branches") + " pruned after diverging twice";
   if (r.step_limited > 0) {
@@ -96,6 +112,32 @@ std::string CoverageSentence(const SearchSummary& s) {
             std::to_string(s.max_steps) + " (not livelocks: counted, not bugs)";
   }
   return text;
+}
+
+// How the search came to the bug, when not simply by pb.
+std::string FoundHow(const search::FoundBug& found) {
+  if (found.found_by == "pb") return {};
+  std::string text = "found by " + found.found_by;
+  if (found.minimized_from) {
+    text += " in execution " + std::to_string(found.minimized_from->execution) + " with " +
+            Plural(found.minimized_from->preemptions, "preemption", "preemptions") + " [" +
+            found.minimized_from->execution_strategy +
+            "]; minimized: this schedule has the fewest preemptions that fail the same way (a bounded search)";
+  } else {
+    text += " [" + found.execution_strategy + "]";
+  }
+  return text;
+}
+
+// One preemption of a bug's schedule, in words.
+std::string DescribePreemption(const search::RecordedDecision& d) {
+  const std::string current = d.current ? "thread " + std::to_string(d.current->value) : "";
+  if (d.fired_early) {
+    return "thread " + std::to_string(d.picked.value) + "'s deadline fired early (its sleep or timed wait ended)" +
+           (current.empty() ? std::string() : " while " + current + " could go on " + search::DescribePoint(d.point));
+  }
+  return current + " could go on " + search::DescribePoint(d.point) + ", thread " + std::to_string(d.picked.value) +
+         " ran instead";
 }
 
 std::string ExploreTextReport(const SearchSummary& s) {
@@ -111,11 +153,11 @@ std::string ExploreTextReport(const SearchSummary& s) {
     out << "chess-trace: BUG: " << search::OutcomeName(found.summary.outcome) << " in execution " << found.execution
         << " with " << Plural(found.preemptions, "preemption", "preemptions") << "\n";
     out << "  " << WhatHappened(bug) << "\n";
+    if (const std::string how = FoundHow(found); !how.empty()) out << "  " << how << "\n";
     size_t n = 0;
     for (size_t decision : found.preemption_decisions) {
       const search::RecordedDecision& d = found.schedule[decision];
-      out << "  preemption " << ++n << " (decision " << decision << "): thread " << d.current.value_or(search::ThreadId{}).value
-          << " could go on " << search::DescribePoint(d.point) << ", thread " << d.picked.value << " ran instead\n";
+      out << "  preemption " << ++n << " (decision " << decision << "): " << DescribePreemption(d) << "\n";
       if (auto stack = bug.preemption_stacks.find(decision); stack != bug.preemption_stacks.end()) {
         // The preload shim's own frames say nothing about the program: its stack starts at the
         // call it made.
@@ -142,7 +184,9 @@ std::string ExploreTextReport(const SearchSummary& s) {
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
-  out << "  " << searched << "\n";
+  out << "  " << searched;
+  if (r.minimizing > 0) out << ", " << r.minimizing << " of them minimizing";
+  out << "\n";
   return out.str();
 }
 
@@ -188,11 +232,21 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("schedules").Int(static_cast<int64_t>(r.coverage.schedules));
   json.Key("pruned").Int(static_cast<int64_t>(r.coverage.pruned));
   json.Key("complete").Bool(r.coverage.complete);
+  json.Key("sampled").Int(static_cast<int64_t>(r.coverage.sampled));
+  json.Key("cache_pruned").Int(static_cast<int64_t>(r.coverage.cache_pruned));
+  json.Key("seed").Int(static_cast<int64_t>(s.seed));
   json.Key("exhausted").Bool(r.end == search::SearchEnd::kExhausted);
   json.EndObject();
   json.Key("stopped_by").String(StopWord(s));
   json.Key("step_limited").Int(static_cast<int64_t>(r.step_limited));
   json.Key("divergences").Int(static_cast<int64_t>(r.divergences));
+  json.Key("minimizing").Int(static_cast<int64_t>(r.minimizing));
+  json.Key("found_by");
+  if (first != nullptr) {
+    json.String(first->found.found_by);
+  } else {
+    json.Null();
+  }
   json.Key("wall_seconds").Double(s.wall_seconds);
   json.Key("bugs").BeginArray();
   for (const ReportedBug& bug : s.bugs) {
@@ -200,6 +254,18 @@ std::string ExploreJsonReport(const SearchSummary& s) {
     json.Key("outcome").String(search::OutcomeName(bug.found.summary.outcome));
     json.Key("execution").Int(static_cast<int64_t>(bug.found.execution));
     json.Key("preemptions").Int(bug.found.preemptions);
+    json.Key("found_by").String(bug.found.found_by);
+    json.Key("strategy").String(bug.found.execution_strategy);
+    json.Key("minimized_from");
+    if (bug.found.minimized_from) {
+      json.BeginObject();
+      json.Key("execution").Int(static_cast<int64_t>(bug.found.minimized_from->execution));
+      json.Key("preemptions").Int(bug.found.minimized_from->preemptions);
+      json.Key("strategy").String(bug.found.minimized_from->execution_strategy);
+      json.EndObject();
+    } else {
+      json.Null();
+    }
     json.Key("exit_status").OptionalInt(bug.run.result.exit_status);
     json.Key("signal");
     if (bug.run.result.signal) {

@@ -23,6 +23,8 @@ struct SearchSummary {
   const search::ExplorationResult* result = nullptr;
   std::vector<ReportedBug> bugs;
   uint32_t preemption_bound = 0;
+  uint64_t seed = 0;              // the randomized strategies'
+  uint32_t pct_depth = 0;
   double wall_seconds = 0;
   bool interrupted = false;       // Ctrl-C
   bool time_limited = false;      // --time-limit
