@@ -203,13 +203,43 @@ def explore_section(args, ct, bench, programs):
 
         corpus = [("atomicity_buggy", []), ("abba_deadlock_buggy", []), ("lost_wakeup_buggy", []),
                   ("order_violation_buggy", []), ("use_after_free_buggy", []), ("two_preemptions_buggy", []),
+                  ("three_preemptions_buggy", []), ("timed_wait_uaf_buggy", []),
                   ("polite_livelock_buggy", ["--max-steps", "10000"]), ("good_samaritan_buggy", []),
                   ("cpp_atomicity_buggy", []), ("cpp_abba_deadlock_buggy", []), ("cpp_lost_wakeup_buggy", [])]
-        print("\n### Executions to the first bug (default bound 2)\n")
-        print("| program | outcome | execution | preemptions | wall |\n|---|---|---|---|---|")
+        # A bug no strategy finds within this many executions shows as "—".
+        budget = ["--max-executions", "3000"]
+        strategies = ["pb", "pct", "random"]
+        print("\n### Executions to the first bug, per strategy\n")
+        print("Each cell: the execution that found the bug (with minimization's executions after it for "
+              "pct and random), its preemptions after minimization, and the search's wall time; at most "
+              "3,000 executions; default bound 2 for pb, depth 3 for pct, seed 0.\n")
+        print("| program | outcome | " + " | ".join(strategies) + " |\n|---|---|" + "---|" * len(strategies))
         for name, options in corpus:
-            report, elapsed = explore_search(ct, out, options, os.path.join(programs, name))
-            print(f"| {name} | {report['outcome']} | {report['execution']} | {report['preemptions']} | {elapsed:.2f} s |")
+            cells, outcome = [], "none"
+            for strategy in strategies:
+                report, elapsed = explore_search(ct, out, ["--strategy", strategy, *budget, *options],
+                                                 os.path.join(programs, name))
+                if report["outcome"] == "none":
+                    cells.append(f"— ({report['executions']} executions, {elapsed:.1f} s)")
+                    continue
+                outcome = report["outcome"]
+                bug = report["bugs"][0]
+                found = bug["minimized_from"]["execution"] if bug["minimized_from"] else report["execution"]
+                cells.append(f"{found} ({report['executions']} with minimizing), {report['preemptions']} p, "
+                             f"{elapsed:.2f} s")
+            print(f"| {name} | {outcome} | " + " | ".join(cells) + " |")
+
+        twins = ["atomicity_fixed", "abba_deadlock_fixed", "lost_wakeup_fixed", "two_preemptions_fixed",
+                 "polite_livelock_fixed", "use_after_free_fixed", "timed_wait_uaf_fixed"]
+        print("\n### State caching (pb, bound 2): the correct twins' whole space\n")
+        print("| program | schedules without caching | with caching | executions saved | wall without / with |\n"
+              "|---|---|---|---|---|")
+        for name in twins:
+            plain, plain_wall = explore_search(ct, out, ["--no-state-cache"], os.path.join(programs, name))
+            cached, cached_wall = explore_search(ct, out, [], os.path.join(programs, name))
+            saved = 1 - cached["executions"] / plain["executions"]
+            print(f"| {name} | {plain['coverage']['schedules']} | {cached['coverage']['schedules']} | "
+                  f"{saved:.0%} | {plain_wall:.2f} s / {cached_wall:.2f} s |")
 
 
 def micro_section(args, ct, loop, floor, raw, pingpong):

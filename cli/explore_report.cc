@@ -133,8 +133,10 @@ std::string FoundHow(const search::FoundBug& found) {
 std::string DescribePreemption(const search::RecordedDecision& d) {
   const std::string current = d.current ? "thread " + std::to_string(d.current->value) : "";
   if (d.fired_early) {
+    const bool could_go_on = d.current && *d.current != d.picked && d.stop == search::StopReason::kReachedPoint;
     return "thread " + std::to_string(d.picked.value) + "'s deadline fired early (its sleep or timed wait ended)" +
-           (current.empty() ? std::string() : " while " + current + " could go on " + search::DescribePoint(d.point));
+           (could_go_on ? " while " + current + " could go on " + search::DescribePoint(d.point)
+                        : std::string(" while other threads could run"));
   }
   return current + " could go on " + search::DescribePoint(d.point) + ", thread " + std::to_string(d.picked.value) +
          " ran instead";

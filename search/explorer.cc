@@ -34,6 +34,7 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
   while (!minimal && !search.Finished()) {
     if (hooks.should_stop && hooks.should_stop()) break;
     if (result.executions + scratch.executions >= options_.max_executions) break;
+    if (scratch.executions >= options_.minimize_budget) break;
     EngineStep step = search.Step(backend_, scratch);
     if (step.summary.outcome == Outcome::kError) break;
     if (step.bug && step.bug->summary.outcome == bug.summary.outcome) {

@@ -54,6 +54,9 @@ struct ExplorerOptions {
   bool keep_going = false;  // collect every distinct bug instead of stopping at the first
   bool state_cache = true;  // pb prunes states it searched before (sound for race-free programs)
   bool minimize = true;     // a randomized strategy's bug is searched again for fewer preemptions
+  // Executions a minimization may take (within --max-executions and the time limit): past them
+  // the bug is reported with the fewest preemptions found so far.
+  uint64_t minimize_budget = 2'000;
   LivenessLimits liveness;
 };
 

@@ -13,7 +13,7 @@ ThreadId SampledExecution::PickThread(const SchedulingContext& context) {
   previous_enabled_.assign(context.enabled.begin(), context.enabled.end());
   std::vector<ThreadId> schedulable = fairness_.Schedulable(context.enabled);
   if (schedulable.empty()) schedulable = previous_enabled_;  // cannot happen (PLDI'08 invariant): never stall
-  if (context.current && context.current_stop == StopReason::kYielded) Yielded(*context.current);
+  if (context.current) Stopped(context);
 
   ThreadId picked;
   if (IsForcedYield(context)) {
@@ -78,7 +78,16 @@ int64_t& PctExecution::PriorityOf(ThreadId thread) {
   return *priority;
 }
 
-void PctExecution::Yielded(ThreadId thread) { PriorityOf(thread) = --floor_; }
+void PctExecution::Stopped(const SchedulingContext& context) {
+  const ThreadId thread = *context.current;
+  const auto fired = std::find(fired_.begin(), fired_.end(), thread);
+  if (context.current_stop == StopReason::kYielded) {
+    Lower(thread);
+  } else if (fired != fired_.end() && context.current_stop != StopReason::kReachedPoint) {
+    Lower(thread);  // a wait that timed out counts as a yield (design §3)
+  }
+  if (fired != fired_.end() && context.current_stop != StopReason::kReachedPoint) fired_.erase(fired);
+}
 
 ThreadId PctExecution::Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) {
   ++steps_;
@@ -91,8 +100,10 @@ ThreadId PctExecution::Choose(const SchedulingContext& context, std::span<const 
   for (ThreadId thread : candidates) {
     if (PriorityOf(thread) > PriorityOf(best)) best = thread;
   }
-  // A deadline fired early is a wait that timed out: a yield.
-  if (std::find(context.enabled.begin(), context.enabled.end(), best) == context.enabled.end()) Yielded(best);
+  if (std::find(context.enabled.begin(), context.enabled.end(), best) == context.enabled.end() &&
+      std::find(fired_.begin(), fired_.end(), best) == fired_.end()) {
+    fired_.push_back(best);
+  }
   return best;
 }
 

@@ -36,8 +36,8 @@ class SampledExecution : public Strategy {
   // Picks from `candidates`: the schedulable threads (creation order), then the threads whose
   // deadline could be fired early. Never empty; called only when it has more than one element.
   virtual ThreadId Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) = 0;
-  // Told of each decision a thread gave way at (a real yield or a forced one), before choosing.
-  virtual void Yielded(ThreadId thread) { (void)thread; }
+  // Told of every decision where a thread stopped, before choosing.
+  virtual void Stopped(const SchedulingContext& context) { (void)context; }
   // A number in [0, bound), from this execution's seed.
   uint64_t Uniform(uint64_t bound) { return bound == 0 ? 0 : random_.Next() % bound; }
 
@@ -66,8 +66,11 @@ class RandomWalk final : public SampledExecution {
 // PCT (Burckhardt et al., ASPLOS'10): threads get distinct random priorities; the highest that
 // can run runs; at d−1 random steps of the estimated k the running thread drops below every
 // initial priority. A bug of depth d shows with probability ≥ 1/(n·k^(d−1)) per execution. A
-// thread that yields, or whose deadline is fired early, drops below everyone too — otherwise a
-// spin-and-yield loop of the highest thread would run forever.
+// deadline is a candidate like a thread: the highest thread may be one whose timed wait is fired
+// early. A thread that yields drops below everyone — otherwise a spin-and-yield loop of the
+// highest thread would run forever — and so does one whose deadline was fired early, once it
+// next stops short of a point (blocks again, yields, exits): until then it goes on, as the
+// timeout path it was sent down.
 class PctExecution final : public SampledExecution {
  public:
   // `depth`: d; `estimated_steps`: k, the choice steps of the longest execution so far (0 before
@@ -77,16 +80,18 @@ class PctExecution final : public SampledExecution {
 
  protected:
   ThreadId Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) override;
-  void Yielded(ThreadId thread) override;
+  void Stopped(const SchedulingContext& context) override;
 
  private:
   int64_t& PriorityOf(ThreadId thread);
+  void Lower(ThreadId thread) { PriorityOf(thread) = --floor_; }
 
   uint32_t depth_;
   uint64_t estimated_steps_;
   std::vector<uint64_t> change_steps_;  // choice steps at which the running thread drops
   std::vector<std::optional<int64_t>> priority_;  // per thread; higher runs first
   int64_t floor_ = 0;  // below every priority given so far: where yielding threads go
+  std::vector<ThreadId> fired_;  // deadlines fired early whose threads have not stopped since
   uint64_t steps_ = 0;
 };
 

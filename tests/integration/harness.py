@@ -648,7 +648,7 @@ def show_golden(chess_trace, golden, program):
 
 
 def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name, functions, options, twice,
-            program):
+            found_by, program):
     """`explore` finds the bug (or none) it must, after exactly the executions and with exactly the
     preemptions expected, the same way when run twice, and its trace replays the bug."""
     found = []
@@ -672,7 +672,8 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
                     fail(f"the report does not begin with 'no bug':\n{err}")
                 if schedules is not None and coverage["schedules"] != schedules:
                     fail(f"{coverage['schedules']} schedules explored, expected {schedules}:\n{err}")
-                if "--max-executions" not in options and not coverage["complete"]:
+                limited = any(o.startswith("--max-executions") for o in options)
+                if not limited and not coverage["complete"]:
                     fail(f"the search did not cover its bound: {coverage}")
                 found.append(coverage["schedules"])
                 continue
@@ -685,7 +686,10 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
                 fail(f"found with {report['preemptions']} preemptions, expected {preemptions}:\n{err}")
             if signal_name and report["signal"] != signal_name:
                 fail(f"signal {report['signal']}, expected {signal_name}")
-            if len(re.findall(r"^  preemption \d+ \(decision \d+\): thread \d+ could go on", err, re.M)) != report["preemptions"]:
+            if found_by and report["found_by"] != found_by:
+                fail(f"found by {report['found_by']}, expected {found_by}:\n{err}")
+            if len(re.findall(r"^  preemption \d+ \(decision \d+\): thread \d+('s deadline fired early| could go on)",
+                              err, re.M)) != report["preemptions"]:
                 fail(f"the report does not list every preemption:\n{err}")
             for function in functions:
                 if function not in err:
@@ -802,6 +806,7 @@ def main():
     p.add_argument("--function", action="append", default=[])
     p.add_argument("--option", action="append", default=[], help="an option for chess-trace explore")
     p.add_argument("--twice", action="store_true", help="search twice: the same number of executions")
+    p.add_argument("--found-by", help="the strategy the report must say found the bug")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("explore-interrupt")
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -835,7 +840,7 @@ def main():
         virtual_time(args.chess_trace, args.runs, args.max_wall, args.run_option, args.program)
     elif args.check == "explore":
         explore(args.chess_trace, args.outcome, args.execution, args.preemptions, args.schedules, args.signal,
-                args.function, args.option, args.twice, args.program)
+                args.function, args.option, args.twice, args.found_by, args.program)
     elif args.check == "explore-interrupt":
         explore_interrupt(args.chess_trace, args.program)
     elif args.check == "no-survivors":

@@ -291,9 +291,17 @@ TEST(TraceRecords, FlagsOutOfRange) {
   epoch.Command().Record(RecordType::kOptions, w).End();
   ExpectRefused(epoch, "bad flag");
 
+  // Bits 3–4 hold the stop reason and bit 5 `fired_early`; bits 6–7 must be clear.
   Stream stop;
-  stop.Command().Options().Decision(0, 0, 0, static_cast<uint8_t>((static_cast<int>(search::kLastStopReason) + 1) << 3)).End();
+  stop.Command().Options().Decision(0, 0, 0, 0x40).End();
   ExpectRefused(stop, "unknown flags");
+  Stream fired;
+  fired.Command().Options().Decision(0, 0, 0, 0x20 | (static_cast<int>(search::StopReason::kBlocked) << 3)).End();
+  auto parsed = Parse(fired);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  ASSERT_EQ(parsed->decisions.size(), 1u);
+  EXPECT_TRUE(parsed->decisions[0].fired_early);
+  EXPECT_EQ(parsed->decisions[0].stop, search::StopReason::kBlocked);
   Stream op;
   op.Command().Options().Decision(0, 0, 0, 0, static_cast<uint8_t>(static_cast<int>(search::kLastOpKind) + 1)).End();
   ExpectRefused(op, "unknown operation");
