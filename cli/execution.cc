@@ -1,7 +1,9 @@
 #include "cli/execution.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
@@ -135,11 +137,20 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   options.seed = settings.seed;
   options.isolation = supervisor::IsolationFromWord(settings.isolation);
   options.isolation_required = settings.isolation_required;
-  // A private /tmp hides what is under it: the working directory and the program stay.
+  // A private /tmp hides what is under it: the working directory, the program, the shim and
+  // what the arguments name (a script given to `sh`, a data file) stay.
   std::vector<std::string> kept{settings.cwd, path.substr(0, path.rfind('/'))};
   if (shim) kept.push_back(shim->substr(0, shim->rfind('/')));
+  for (size_t i = 1; i < settings.command.size(); ++i) {
+    const std::string& argument = settings.command[i];
+    struct stat named{};
+    if (argument.rfind("/tmp/", 0) != 0 || stat(argument.c_str(), &named) != 0) continue;
+    kept.push_back(S_ISDIR(named.st_mode) ? argument : argument.substr(0, argument.rfind('/')));
+  }
   for (const std::string& directory : kept) {
-    if (directory.rfind("/tmp/", 0) == 0) options.isolation.kept_in_tmp.push_back(directory);
+    const bool seen = std::find(options.isolation.kept_in_tmp.begin(), options.isolation.kept_in_tmp.end(),
+                                directory) != options.isolation.kept_in_tmp.end();
+    if (directory.rfind("/tmp/", 0) == 0 && !seen) options.isolation.kept_in_tmp.push_back(directory);
   }
   options.notice = [&messages](const std::string& text) { messages.Say(text); };
   prepared.input = settings.input;
