@@ -73,12 +73,9 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
     picked = ordered.front();
     // A state searched before with no more preemptions: its visit searches everything from here.
     if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context, schedulable)) pruned_ = true;
-    if (pruned_) {
-      cache_pruned_ += ordered.size() - 1;
-    } else {
-      for (size_t i = 1; i < ordered.size(); ++i) {
-        alternatives_.push_back({decision, ordered[i], CostsPreemption(context, ordered[i], schedulable)});
-      }
+    for (size_t i = 1; i < ordered.size(); ++i) {
+      (pruned_ ? cache_skipped_ : alternatives_)
+          .push_back({decision, ordered[i], CostsPreemption(context, ordered[i], schedulable)});
     }
   }
   if (CostsPreemption(context, picked, schedulable)) preemptions_.push_back(decision);

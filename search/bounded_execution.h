@@ -53,8 +53,8 @@ class BoundedExecution final : public Strategy {
   uint32_t Preemptions() const { return static_cast<uint32_t>(preemptions_.size()); }
   // The decisions that were preemptions.
   const std::vector<size_t>& PreemptionDecisions() const { return preemptions_; }
-  // Alternatives not taken because the execution reached a state searched before.
-  uint64_t CachePruned() const { return cache_pruned_; }
+  // Alternatives not queued because the execution reached a state searched before.
+  const std::vector<Alternative>& CacheSkipped() const { return cache_skipped_; }
 
  private:
   bool Replaying() const { return replay_ && replay_->Followed() < replay_->Recorded(); }
@@ -78,7 +78,7 @@ class BoundedExecution final : public Strategy {
   HappensBeforeHash happens_before_;
   std::vector<SchedulingPoint> stopped_at_;  // per thread: the operation it will carry out next
   bool pruned_ = false;                      // from here on, the cache's earlier visit searches
-  uint64_t cache_pruned_ = 0;
+  std::vector<Alternative> cache_skipped_;
 };
 
 }  // namespace chess::search

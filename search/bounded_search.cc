@@ -41,7 +41,10 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   if (step.summary.outcome == Outcome::kError) return step;
   ++result.coverage.schedules;
   ++done_in_bound_;
-  result.coverage.cache_pruned += execution->CachePruned();
+  // Count only what the bound would have let run.
+  for (const Alternative& skipped : execution->CacheSkipped()) {
+    if (!skipped.preempting || bound_ < bound_limit_) ++result.coverage.cache_pruned;
+  }
   if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
   if (IsBug(step.summary.outcome)) {
     step.bug = FoundBug{};
