@@ -8,7 +8,7 @@
 namespace chess::search {
 
 BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache)
-    : liveness_(limits), cache_(cache) {
+    : fair_(limits), cache_(cache) {
   if (branch.path) {
     std::vector<RecordedDecision> prefix(branch.path->begin(),
                                          branch.path->begin() + static_cast<ptrdiff_t>(branch.decision + 1));
@@ -29,8 +29,9 @@ std::vector<ThreadId> BoundedExecution::Ordered(const SchedulingContext& context
   return ordered;
 }
 
-bool BoundedExecution::SeenBefore(const SchedulingContext& context, std::span<const ThreadId> schedulable) {
-  const uint64_t state = Mix64(happens_before_.Value(), fairness_.Fingerprint());
+bool BoundedExecution::SeenBefore(const SchedulingContext& context) {
+  const uint64_t state = Mix64(happens_before_.Value(), fair_.FairnessFingerprint());
+  const std::vector<ThreadId>& schedulable = fair_.Schedulable();
   StateCache::Last last;
   if (context.current) {
     last.thread = context.current->value;
@@ -51,13 +52,8 @@ void BoundedExecution::NoteExecuted(const SchedulingContext& context, ThreadId p
 }
 
 ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
-  if (context.current && !decisions_.empty()) {
-    fairness_.Stepped(*context.current, previous_enabled_, context.enabled, context.current_stop == StopReason::kYielded);
-  }
-  previous_enabled_.assign(context.enabled.begin(), context.enabled.end());
-  std::vector<ThreadId> schedulable = fairness_.Schedulable(context.enabled);
-  if (schedulable.empty()) schedulable = previous_enabled_;  // cannot happen (PLDI'08 invariant): never stall
-  const size_t decision = decisions_.size();
+  const std::vector<ThreadId>& schedulable = fair_.Begin(context);
+  const size_t decision = fair_.Decisions().size();
 
   ThreadId picked;
   if (Replaying()) {
@@ -72,17 +68,14 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
     const std::vector<ThreadId> ordered = Ordered(context, schedulable);
     picked = ordered.front();
     // A state searched before with no more preemptions: its visit searches everything from here.
-    if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context, schedulable)) pruned_ = true;
+    if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context)) pruned_ = true;
     for (size_t i = 1; i < ordered.size(); ++i) {
       (pruned_ ? cache_skipped_ : alternatives_)
           .push_back({decision, ordered[i], CostsPreemption(context, ordered[i], schedulable)});
     }
   }
-  if (CostsPreemption(context, picked, schedulable)) preemptions_.push_back(decision);
-  if (!Contains(context.enabled, picked)) previous_enabled_.push_back(picked);  // its deadline fires now
   if (cache_ != nullptr) NoteExecuted(context, picked);
-  decisions_.push_back(Decided(context, picked));
-  liveness_.Observe(context, schedulable, picked);
+  fair_.Took(context, picked);
   return picked;
 }
 

@@ -9,8 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "search/fair_scheduler.h"
-#include "search/liveness_monitor.h"
+#include "search/fair_decisions.h"
 #include "search/replay_strategy.h"
 #include "search/state_cache.h"
 #include "search/strategy.h"
@@ -40,19 +39,19 @@ class BoundedExecution final : public Strategy {
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
   [[nodiscard]] std::optional<std::string> Divergence() const override;
-  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return liveness_.Verdict(); }
+  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return fair_.Verdict(); }
   [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] std::string Describe() const override { return "pb"; }
 
   // After the execution.
-  const std::vector<RecordedDecision>& Decisions() const { return decisions_; }
-  std::vector<RecordedDecision> TakeDecisions() { return std::move(decisions_); }
+  const std::vector<RecordedDecision>& Decisions() const { return fair_.Decisions(); }
+  std::vector<RecordedDecision> TakeDecisions() { return fair_.TakeDecisions(); }
   const std::vector<Alternative>& Alternatives() const { return alternatives_; }
-  uint32_t Preemptions() const { return static_cast<uint32_t>(preemptions_.size()); }
+  uint32_t Preemptions() const { return fair_.Preemptions(); }
   // The decisions that were preemptions.
-  const std::vector<size_t>& PreemptionDecisions() const { return preemptions_; }
+  const std::vector<size_t>& PreemptionDecisions() const { return fair_.PreemptionDecisions(); }
   // Alternatives not queued because the execution reached a state searched before.
   const std::vector<Alternative>& CacheSkipped() const { return cache_skipped_; }
 
@@ -62,17 +61,13 @@ class BoundedExecution final : public Strategy {
   // when it may go on, then creation order; then the deadlines that could be fired early.
   static std::vector<ThreadId> Ordered(const SchedulingContext& context, std::span<const ThreadId> schedulable);
   // Whether the state this decision is taken in was searched before (and remembers it if not).
-  bool SeenBefore(const SchedulingContext& context, std::span<const ThreadId> schedulable);
+  bool SeenBefore(const SchedulingContext& context);
   // The picked thread carries out the operation it stopped at.
   void NoteExecuted(const SchedulingContext& context, ThreadId picked);
 
   std::optional<ReplayStrategy> replay_;
-  FairScheduler fairness_;
-  LivenessMonitor liveness_;
-  std::vector<ThreadId> previous_enabled_;
-  std::vector<RecordedDecision> decisions_;
+  FairDecisions fair_;
   std::vector<Alternative> alternatives_;
-  std::vector<size_t> preemptions_;
   std::optional<std::string> divergence_;
   StateCache* cache_ = nullptr;
   HappensBeforeHash happens_before_;

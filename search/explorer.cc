@@ -25,6 +25,22 @@ std::optional<StrategyKind> ParseStrategy(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// What the progress hook is told after an execution of `engine`.
+ExplorerProgress ProgressOf(std::string_view phase, uint64_t executions, const ExplorationResult& result,
+                            const SearchEngine& engine) {
+  ExplorerProgress progress;
+  progress.phase = phase;
+  progress.executions = executions;
+  progress.sampled = result.coverage.sampled;
+  progress.bugs = result.bugs.size();
+  engine.Progress(progress);
+  return progress;
+}
+
+}  // namespace
+
 FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks) {
   // Iterative bounding below the sample's count: the first schedule that fails the same way has
   // the fewest preemptions there are for it. Its own coverage is not the search's.
@@ -41,15 +57,7 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
       minimal = std::move(*step.bug);
       minimal->execution += result.executions;
     }
-    if (hooks.progress) {
-      ExplorerProgress progress;
-      progress.phase = "minimizing";
-      progress.executions = result.executions + scratch.executions;
-      progress.sampled = result.coverage.sampled;
-      progress.bugs = result.bugs.size();
-      search.Progress(progress);
-      hooks.progress(progress);
-    }
+    if (hooks.progress) hooks.progress(ProgressOf("minimizing", result.executions + scratch.executions, result, search));
   }
   result.executions += scratch.executions;
   result.minimizing += scratch.executions;
@@ -111,13 +119,9 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       }
     }
     if (hooks.progress) {
-      ExplorerProgress progress;
-      progress.phase = engine->Name();
-      progress.executions = result.executions;
-      progress.sampled = result.coverage.sampled;
-      progress.bugs = result.bugs.size();
-      (bounded != nullptr ? static_cast<SearchEngine*>(bounded) : engine)->Progress(progress);
-      hooks.progress(progress);
+      // pb's round is the progress worth showing, whichever engine just ran.
+      const SearchEngine& shown = bounded != nullptr ? *bounded : *engine;
+      hooks.progress(ProgressOf(engine->Name(), result.executions, result, shown));
     }
     if (step.bug && !options_.keep_going) return stop(SearchEnd::kBug);
   }

@@ -7,12 +7,7 @@
 namespace chess::search {
 
 ThreadId SampledExecution::PickThread(const SchedulingContext& context) {
-  if (context.current && !decisions_.empty()) {
-    fairness_.Stepped(*context.current, previous_enabled_, context.enabled, context.current_stop == StopReason::kYielded);
-  }
-  previous_enabled_.assign(context.enabled.begin(), context.enabled.end());
-  std::vector<ThreadId> schedulable = fairness_.Schedulable(context.enabled);
-  if (schedulable.empty()) schedulable = previous_enabled_;  // cannot happen (PLDI'08 invariant): never stall
+  const std::vector<ThreadId>& schedulable = fair_.Begin(context);
   if (context.current) Stopped(context);
 
   ThreadId picked;
@@ -30,10 +25,7 @@ ThreadId SampledExecution::PickThread(const SchedulingContext& context) {
       picked = Choose(context, candidates);
     }
   }
-  if (CostsPreemption(context, picked, schedulable)) preemptions_.push_back(decisions_.size());
-  if (!Contains(context.enabled, picked)) previous_enabled_.push_back(picked);  // its deadline fires now
-  decisions_.push_back(Decided(context, picked));
-  liveness_.Observe(context, schedulable, picked);
+  fair_.Took(context, picked);
   return picked;
 }
 

@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "search/fair_scheduler.h"
-#include "search/liveness_monitor.h"
+#include "search/fair_decisions.h"
 #include "search/random.h"
 #include "search/replay_strategy.h"
 #include "search/strategy.h"
@@ -20,15 +19,15 @@ namespace chess::search {
 
 class SampledExecution : public Strategy {
  public:
-  SampledExecution(uint64_t seed, LivenessLimits limits) : seed_(seed), random_(seed), liveness_(limits) {}
+  SampledExecution(uint64_t seed, LivenessLimits limits) : seed_(seed), random_(seed), fair_(limits) {}
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) final;
-  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return liveness_.Verdict(); }
+  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return fair_.Verdict(); }
 
   uint64_t Seed() const { return seed_; }
-  const std::vector<RecordedDecision>& Decisions() const { return decisions_; }
-  uint32_t Preemptions() const { return static_cast<uint32_t>(preemptions_.size()); }
-  const std::vector<size_t>& PreemptionDecisions() const { return preemptions_; }
+  const std::vector<RecordedDecision>& Decisions() const { return fair_.Decisions(); }
+  uint32_t Preemptions() const { return fair_.Preemptions(); }
+  const std::vector<size_t>& PreemptionDecisions() const { return fair_.PreemptionDecisions(); }
   // Decisions at which more than one thread could have been picked.
   uint64_t ChoiceSteps() const { return choice_steps_; }
 
@@ -44,11 +43,7 @@ class SampledExecution : public Strategy {
  private:
   uint64_t seed_;
   SeededRandom random_;
-  FairScheduler fairness_;
-  LivenessMonitor liveness_;
-  std::vector<ThreadId> previous_enabled_;
-  std::vector<RecordedDecision> decisions_;
-  std::vector<size_t> preemptions_;
+  FairDecisions fair_;
   uint64_t choice_steps_ = 0;
 };
 

@@ -40,9 +40,17 @@ void HappensBeforeHash::Executed(ThreadId thread, const SchedulingPoint& operati
 }
 
 bool StateCache::Visit(uint64_t state, Last last, uint32_t preemptions) {
-  std::vector<Visit_>& visits = visited_[state];
-  Visit_* same = nullptr;
-  for (Visit_& visit : visits) {
+  auto found = visited_.find(state);
+  if (found == visited_.end()) {
+    if (entries_ < capacity_) {
+      visited_[state].push_back({last, preemptions});
+      ++entries_;
+    }
+    return false;
+  }
+  std::vector<Entry>& visits = found->second;
+  Entry* same = nullptr;
+  for (Entry& visit : visits) {
     const bool other_last = !(visit.last == last) && visit.last.may_go_on;
     if (visit.preemptions + (other_last ? 1u : 0u) <= preemptions) return true;
     if (visit.last == last) same = &visit;

@@ -61,13 +61,13 @@ class StateCache {
   size_t Size() const { return entries_; }
 
  private:
-  struct Visit_ {
+  struct Entry {
     Last last;
     uint32_t preemptions = 0;
   };
   size_t capacity_;
   size_t entries_ = 0;
-  std::unordered_map<uint64_t, std::vector<Visit_>> visited_;
+  std::unordered_map<uint64_t, std::vector<Entry>> visited_;
 };
 
 }  // namespace chess::search
