@@ -171,6 +171,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
         }
       }
     }
+    out << WaitsForCycle(bug.run.result);
     const std::string states = ThreadStates(bug.run.result);
     if (!states.empty()) out << "  the threads at the end:\n" << states;
     if (!bug.run.output_tail.empty()) out << "  its output (the last lines):\n" << bug.run.output_tail;
@@ -285,12 +286,14 @@ std::string ExploreJsonReport(const SearchSummary& s) {
       json.Key("state").String(t.state);
       json.Key("call").String(t.call);
       json.Key("resource").String(t.resource);
+      WriteWaitsFor(json, t);
       json.Key("frames").BeginArray();
       for (const supervisor::StackFrame& f : t.frames) json.String(supervisor::FormatFrame(f));
       json.EndArray();
       json.EndObject();
     }
     json.EndArray();
+    WriteWaitsForCycle(json, bug.run.result);
     json.EndObject();
   }
   json.EndArray();

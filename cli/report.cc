@@ -45,7 +45,40 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
       << " threads, " << r.wall_seconds << " s";
   if (r.virtual_seconds > 0) out << " (" << r.virtual_seconds << " s of the program's virtual time)";
   out << "\n";
-  return out.str() + ThreadStates(r);
+  return out.str() + WaitsForCycle(r) + ThreadStates(r);
+}
+
+std::string WaitsForCycle(const supervisor::ExecutionResult& r) {
+  if (r.waits_for_cycle.empty()) return "";
+  std::ostringstream out;
+  out << "  waits-for cycle:\n";
+  for (const supervisor::WaitStep& step : r.waits_for_cycle) {
+    out << "    thread " << step.thread << " (pid " << step.pid << ") in " << step.call << ": waits for "
+        << step.waits_for << "\n";
+  }
+  out << "    … and thread " << r.waits_for_cycle.front().thread << " is where the cycle began\n";
+  return out.str();
+}
+
+void WriteWaitsForCycle(JsonWriter& json, const supervisor::ExecutionResult& r) {
+  json.Key("waits_for_cycle").BeginArray();
+  for (const supervisor::WaitStep& step : r.waits_for_cycle) {
+    json.BeginObject();
+    json.Key("thread").Int(step.thread);
+    json.Key("pid").Int(step.pid);
+    json.Key("call").String(step.call);
+    json.Key("waits_for").String(step.waits_for);
+    json.Key("next").Int(step.next);
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteWaitsFor(JsonWriter& json, const supervisor::ThreadReport& t) {
+  json.Key("waits_for").String(t.waits_for);
+  json.Key("waits_for_threads").BeginArray();
+  for (uint32_t id : t.waits_for_threads) json.Int(id);
+  json.EndArray();
 }
 
 std::string ThreadStates(const supervisor::ExecutionResult& r) {
@@ -57,6 +90,8 @@ std::string ThreadStates(const supervisor::ExecutionResult& r) {
     if (!t.call.empty()) out << " in " << t.call;
     if (!t.resource.empty()) out << "  [" << t.resource << "]";
     out << "\n";
+    // An I/O wait's resource already says who holds the other end.
+    if (!t.waits_for.empty() && t.waits_for != t.resource) out << "      waits for " << t.waits_for << "\n";
     for (size_t i = 0; i < t.frames.size(); ++i) {
       out << "      #" << i << " " << supervisor::FormatFrame(t.frames[i]) << "\n";
     }
@@ -90,6 +125,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
     json.Key("syscall").String(t.syscall);
     json.Key("call").String(t.call);
     json.Key("resource").String(t.resource);
+    WriteWaitsFor(json, t);
     json.Key("frames").BeginArray();
     for (const supervisor::StackFrame& f : t.frames) {
       char pc[24];
@@ -105,6 +141,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
     json.EndObject();
   }
   json.EndArray();
+  WriteWaitsForCycle(json, r);
   json.Key("scheduling_points").Int(static_cast<int64_t>(r.scheduling_points));
   json.Key("threads_created").Int(static_cast<int64_t>(r.threads_created));
   json.Key("wall_seconds").Double(r.wall_seconds);

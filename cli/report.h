@@ -13,6 +13,15 @@ std::string TextReport(const supervisor::ExecutionResult& result);
 // Every thread's state, call and stack, one block per thread.
 std::string ThreadStates(const supervisor::ExecutionResult& result);
 
+// The waits-for cycle of a deadlock, a line per thread, or "" when there is none.
+std::string WaitsForCycle(const supervisor::ExecutionResult& result);
+
+class JsonWriter;
+// The "waits_for_cycle" key and its array.
+void WriteWaitsForCycle(JsonWriter& json, const supervisor::ExecutionResult& result);
+// A thread's "waits_for" and "waits_for_threads" keys.
+void WriteWaitsFor(JsonWriter& json, const supervisor::ThreadReport& thread);
+
 std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command);
 
 // "SIGSEGV" for 11.

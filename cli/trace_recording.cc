@@ -54,7 +54,7 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
   outcome.message = result.message;
   outcome.scheduling_points = result.scheduling_points;
   outcome.virtual_nanos = static_cast<int64_t>(result.virtual_seconds * 1e9);
-  outcome.report = ThreadStates(result);
+  outcome.report = WaitsForCycle(result) + ThreadStates(result);
   writer_.WriteOutcome(outcome);
   return writer_.Finish();
 }

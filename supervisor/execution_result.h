@@ -23,7 +23,20 @@ struct ThreadReport {
   std::string syscall;   // "futex"
   std::string call;      // "futex(0x7ffd…, FUTEX_WAIT_PRIVATE, 2, NULL)"
   std::string resource;  // what it waits on: "futex 0x7ffd…"
+  // For a blocked thread: who could end its wait, in words ("thread 2, which holds the lock
+  // 0x5555…", "its child pid 3"), and those threads' logical ids.
+  std::string waits_for;
+  std::vector<uint32_t> waits_for_threads;
   std::vector<StackFrame> frames;
+};
+
+// One step of a waits-for cycle: `thread`, blocked in `call`, waits for `next`.
+struct WaitStep {
+  uint32_t thread = 0;
+  pid_t pid = 0;          // as the program sees it
+  std::string call;       // the syscall it is blocked in: "read", "wait4", "futex"
+  std::string waits_for;  // the edge in words, as in ThreadReport::waits_for
+  uint32_t next = 0;
 };
 
 // The tree as it was handed over to a debugger: stopped (SIGSTOP) and no longer traced.
@@ -38,6 +51,7 @@ struct ExecutionResult {
   std::optional<int> exit_status;
   std::optional<int> signal;
   std::vector<ThreadReport> threads;  // for deadlocks and hangs: every thread still alive
+  std::vector<WaitStep> waits_for_cycle;  // for deadlocks: who waits for whom, round the cycle
   uint64_t scheduling_points = 0;
   uint64_t threads_created = 0;
   double wall_seconds = 0;

@@ -146,7 +146,13 @@ WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorInde
                        const TreePids& tree, const std::string& what) {
   WakerVerdict verdict;
   verdict.outside = false;
-  for (const auto& holder : holders) verdict.outside = verdict.outside || tree.count(holder.pid) == 0;
+  for (const auto& holder : holders) {
+    if (tree.count(holder.pid) == 0) {
+      verdict.outside = true;
+    } else {
+      verdict.tree_wakers.insert(holder.pid);
+    }
+  }
   verdict.explanation = file + ", " + what + " held " +
                         (holders.empty() ? std::string("by no process") : "by pid " + PidList(holders, tree));
   return verdict;
@@ -171,6 +177,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const Tr
     if (events & EPOLLPRI) wanted |= POLLPRI;
     const WakerVerdict part = ForDescriptor(tgid, target, wanted, index, tree, virtual_timers, depth + 1);
     verdict.outside = verdict.outside || part.outside;
+    verdict.tree_wakers.insert(part.tree_wakers.begin(), part.tree_wakers.end());
     targets += (targets.empty() ? "" : "; ") + std::to_string(target) + ": " + part.explanation;
   }
   std::fclose(info);
@@ -181,7 +188,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const Tr
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
                            const TreePids& tree, bool virtual_timers, int depth) {
   const std::string file = FdTarget(tgid, fd);
-  WakerVerdict outside{true, file.empty() ? "fd " + std::to_string(fd) : file};
+  WakerVerdict outside{true, file.empty() ? "fd " + std::to_string(fd) : file, {}};
   if (file.empty() || depth > 4) return outside;
   if (InodeOf(file, "pipe")) {
     // Anonymous pipes only: a named FIFO can be opened by anyone later.
@@ -205,7 +212,7 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
     return ByHolders(file, index.HoldersOf(key), tree, "it");
   }
   // A timerfd in virtual time fires when the supervisor says: never the outside world's.
-  if (file == "anon_inode:[timerfd]" && virtual_timers) return {false, file + ", a timer in virtual time"};
+  if (file == "anon_inode:[timerfd]" && virtual_timers) return {false, file + ", a timer in virtual time", {}};
   return outside;  // a terminal, a file, a named FIFO, an eventfd…
 }
 
@@ -214,7 +221,7 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
 WakerVerdict WhoCanUnlock(pid_t tgid, int fd, const TreePids& tree) {
   std::string file = FdTarget(tgid, fd);
   if (file.empty()) file = "fd " + std::to_string(fd);
-  WakerVerdict verdict{true, file + ", a lock whose holder is not known"};
+  WakerVerdict verdict{true, file + ", a lock whose holder is not known", {}};
   struct stat st{};
   if (stat(ProcPath(tgid, "fd", fd).c_str(), &st) != 0) return verdict;
   char device[64];
@@ -303,6 +310,7 @@ WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& in
   for (const FdInterest& interest : wait.fds) {
     const WakerVerdict part = ForDescriptor(tgid, interest.fd, interest.events, index, tree, virtual_timers, 0);
     verdict.outside = verdict.outside || part.outside;
+    verdict.tree_wakers.insert(part.tree_wakers.begin(), part.tree_wakers.end());
     verdict.explanation += (verdict.explanation.empty() ? "" : "; ") + part.explanation;
   }
   if (wait.fds.empty()) verdict.outside = true;

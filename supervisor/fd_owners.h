@@ -41,6 +41,7 @@ using TreePids = std::map<pid_t, pid_t>;
 struct WakerVerdict {
   bool outside = true;      // something outside the tree could end the wait
   std::string explanation;  // "pipe:[1234], its write end held by pids 12, 13"
+  std::set<pid_t> tree_wakers;  // the tree's processes (chess-trace's pids) that could end it
 };
 
 // For a thread waiting on `wait`: could anything outside `tree` end it? Explanations name the

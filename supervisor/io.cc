@@ -101,11 +101,13 @@ bool Supervisor::AnyWaiterOnOutside() {
       const WakerVerdict verdict =
           WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree, virtual_clock_ != nullptr);
       thread->waits_on = verdict.explanation;
+      thread->waits_on_processes = verdict.tree_wakers;
       outside = outside || verdict.outside;
       data = data || verdict.outside;
     } else if (thread->waits_for_object && thread->call.family == seccomp::SyscallFamily::kFileLock) {
       const WakerVerdict verdict = WhoCanUnlock(thread->process->tgid, static_cast<int>(thread->call.args[0]), tree);
       thread->waits_on = verdict.explanation;
+      thread->waits_on_processes = verdict.tree_wakers;
       outside = outside || verdict.outside;
     } else if (thread->waits_for_object) {
       outside = true;  // a semaphore or message queue: anyone with access may use it

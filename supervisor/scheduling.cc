@@ -12,6 +12,7 @@
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/thread_report.h"
+#include "supervisor/waits_for.h"
 
 namespace chess::supervisor {
 namespace {
@@ -162,6 +163,7 @@ void Supervisor::ScheduleNext() {
       }
       Finish(search::Outcome::kDeadlock);
       result_->threads = BuildThreadReports(threads_, futexes_);
+      result_->waits_for_cycle = ExplainWaits(threads_, futexes_, result_->threads);
       return;
     }
     const std::vector<search::ThreadId> timed = TimedThreads();
@@ -388,6 +390,7 @@ void Supervisor::FinishAsHang() {
   Finish(search::Outcome::kHang, std::string("every thread waited only on the outside world for longer than ") +
                                      "--external-wait (" + seconds + " s)");
   result_->threads = BuildThreadReports(threads_, futexes_);
+  result_->waits_for_cycle = ExplainWaits(threads_, futexes_, result_->threads);
 }
 
 }  // namespace chess::supervisor

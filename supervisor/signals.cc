@@ -34,6 +34,7 @@ void Supervisor::ClearWait(Thread& thread) {
   thread.waits_for_object = false;
   thread.signal_wait.reset();
   thread.waits_on.clear();
+  thread.waits_on_processes.clear();
 }
 
 void Supervisor::ReleaseToKernel(Thread& thread) {

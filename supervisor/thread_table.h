@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,7 @@ struct Thread {
   std::optional<SignalWait> signal_wait;
   // What the wait depends on, for reports ("pipe:[12], its write end held by pid 7").
   std::string waits_on;
+  std::set<pid_t> waits_on_processes;  // the tree's processes (tgids) that could end that wait
 
   // A syscall-exit stop was asked for (a write carried out in pieces): the thread stops there
   // after the kernel ran the call, and its handler's on_exit decides what the call returns.
