@@ -1,9 +1,11 @@
 #include "supervisor/isolation.h"
 
 #include <fcntl.h>
+#include <net/if.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -33,7 +35,16 @@ constexpr Flag kFlags[] = {{"pid", CLONE_NEWPID},
                            {"uts", CLONE_NEWUTS},
                            {"ipc", CLONE_NEWIPC},
                            {"mnt", CLONE_NEWNS},
+                           {"net", CLONE_NEWNET},
                            {"tmp", kPrivateTmp | CLONE_NEWNS}};
+
+// What the init tells chess-trace once it has prepared the namespaces: which step failed, and
+// its errno (0: all is ready).
+enum class SetupStep : int { kReady, kMounts, kHostname, kLoopback };
+struct SetupReport {
+  SetupStep step = SetupStep::kReady;
+  int error = 0;
+};
 
 // What the init needs; it lives in the init's copy of chess-trace's memory.
 struct InitContext {
@@ -137,6 +148,23 @@ int MountPrivateTmp(const std::vector<std::string>& kept) {
   return error;
 }
 
+// Brings up `lo`, the only interface of a new network namespace (it starts down); 0 or the errno.
+int BringUpLoopback() {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  int error = 0;
+  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) {
+    error = errno;
+  } else if ((request.ifr_flags & IFF_UP) == 0) {
+    request.ifr_flags = static_cast<short>(request.ifr_flags | IFF_UP);
+    if (ioctl(fd, SIOCSIFFLAGS, &request) != 0) error = errno;
+  }
+  close(fd);
+  return error;
+}
+
 // The init: pid 1 of the new namespaces. It prepares them, then forks programs on request and
 // reaps every orphan until chess-trace goes away (then the kernel kills the namespace).
 int InitMain(void* argument) {
@@ -149,8 +177,10 @@ int InitMain(void* argument) {
     std::vector<int> none;
     if (!ReceiveMessage(socket, byte, none, nullptr) || byte != kMapsWritten) _exit(1);
   }
-  int error = 0;
+  SetupReport report;
+  int& error = report.error;
   if (spec.namespaces & CLONE_NEWNS) {
+    report.step = SetupStep::kMounts;
     // Private mounts first, so the new /proc does not show up outside.
     if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) error = errno;
     if (error == 0 && (spec.namespaces & CLONE_NEWPID) &&
@@ -162,9 +192,17 @@ int InitMain(void* argument) {
     if (error == 0 && spec.private_tmp) error = MountPrivateTmp(spec.kept_in_tmp);
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {
+    report.step = SetupStep::kHostname;
     if (sethostname(spec.hostname.data(), spec.hostname.size()) != 0 || setdomainname("(none)", 6) != 0) error = errno;
   }
-  (void)!write(socket, &error, sizeof(error));
+  // A new network namespace has only `lo`, and it is down: up, the tree can talk to itself
+  // over 127.0.0.1 and ::1, and nothing else.
+  if (error == 0 && (spec.namespaces & CLONE_NEWNET)) {
+    report.step = SetupStep::kLoopback;
+    error = BringUpLoopback();
+  }
+  if (error == 0) report.step = SetupStep::kReady;
+  (void)!write(socket, &report, sizeof(report));
   if (error != 0) _exit(1);
 
   sigset_t child_signal;
@@ -234,7 +272,7 @@ Result<uint64_t> ParseIsolation(const std::string& list) {
     }
     if (!known) {
       return Error{"--isolate: unknown namespace `" + name + "`; expected none, or a comma-separated list of "
-                   "pid, uts, ipc, mnt, tmp"};
+                   "pid, uts, ipc, mnt, net, tmp"};
     }
     start = end + 1;
   }
@@ -293,15 +331,18 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
       return Error{"cannot map the user namespace of the isolated tree"};
     }
   }
-  int error = 0;
+  SetupReport report;
   ssize_t got;
   do {
-    got = read(control_, &error, sizeof(error));  // chess-trace's tick may interrupt it
+    got = read(control_, &report, sizeof(report));  // chess-trace's tick may interrupt it
   } while (got < 0 && errno == EINTR);
-  if (got != sizeof(error) || error != 0) {
+  if (got != sizeof(report) || report.error != 0) {
     Abandon();
+    if (got == sizeof(report) && report.step == SetupStep::kLoopback) {
+      return Error{std::string("--isolate net: could not bring up loopback: ") + std::strerror(report.error)};
+    }
     return Error{std::string("cannot set up the namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) +
-                 "): " + (error != 0 ? std::strerror(error) : "the init failed")};
+                 "): " + (got == sizeof(report) && report.error != 0 ? std::strerror(report.error) : "the init failed")};
   }
   return {};
 }

@@ -1,8 +1,10 @@
-// Isolation: the program's tree runs in its own namespaces — pid, uts, ipc, mount, and a user
-// namespace when chess-trace is not root — under a minimal init that is pid 1 there. Pids and
-// tids then repeat from run to run (the program is pid 2, its threads and children follow in
-// creation order, which the supervisor serializes), `uname` shows a fixed hostname, SysV IPC
-// objects are the tree's own, and /proc is remounted to show the tree's pids.
+// Isolation: the program's tree runs in its own namespaces — pid, uts, ipc, mount, network on
+// request, and a user namespace when chess-trace is not root — under a minimal init that is pid
+// 1 there. Pids and tids then repeat from run to run (the program is pid 2, its threads and
+// children follow in creation order, which the supervisor serializes), `uname` shows a fixed
+// hostname, SysV IPC objects are the tree's own, and /proc is remounted to show the tree's pids.
+// A network namespace has only loopback, which the init brings up: the tree's ports never
+// collide with the machine's or with another run's.
 //
 // The init forks each program on request, so one set of namespaces can serve many executions
 // (a search resets ns_last_pid between them instead of paying for new namespaces).
@@ -34,9 +36,10 @@ struct IsolationSpec {
 };
 IsolationSpec IsolationFromWord(uint64_t isolation);
 
-// Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt, tmp (tmp implies mnt).
+// Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt, net, tmp (tmp
+// implies mnt).
 Result<uint64_t> ParseIsolation(const std::string& list);
-// "pid,uts,ipc,mnt,tmp" for an --isolate word.
+// "pid,uts,ipc,mnt,net,tmp" for an --isolate word.
 std::string IsolationName(uint64_t isolation);
 
 class IsolatedInit {
@@ -48,7 +51,8 @@ class IsolatedInit {
 
   // Creates the namespaces and their init, which will run `program` (it must not return) in
   // each process it spawns: the init is a copy of chess-trace made now, so `program` and all it
-  // refers to must be ready. Fails (with the reason) when the kernel refuses.
+  // refers to must be ready. Fails (with the reason) when the kernel refuses, or when the
+  // loopback of a new network namespace cannot be brought up.
   Result<void> Start(const IsolationSpec& spec, std::function<void(int go_fd, int error_fd)> program);
   bool Started() const { return init_pid_ > 0; }
 
