@@ -141,7 +141,7 @@ def main():
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
     parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
-    parser.add_argument("--only", choices=["micro", "tools", "determinism", "trace", "explore"], help="only this section")
+    parser.add_argument("--only", choices=["micro", "tools", "determinism", "trace", "explore", "harness"], help="only this section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
     parser.add_argument("--clock-reads", type=int, default=200_000)
     parser.add_argument("--yields", type=int, default=1_000_000, help="sched_yield calls of the trace section's loop")
@@ -167,13 +167,53 @@ def main():
         trace_section(args, ct, bench)
     if args.only == "explore" or (args.only is None and not args.skip_tools):
         explore_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
+    if args.only == "harness" or (args.only is None and not args.skip_tools):
+        harness_section(args, ct, os.path.join(args.build, "tests", "programs"))
+
+
+def harness_section(args, ct, programs):
+    """The shell harness of the corpus (a server, a sleep, a client) searched at both
+    --sync-points levels, against running it natively, interleaved round by round; then what the
+    cross-process points cost and find on the worker pool."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "programs", "explore")
+    harness = ["sh", os.path.join(source, "client_then_wait_fixed.sh"), os.path.join(programs, "harness_peer")]
+    runs = 20
+    native, rates = [], {"processes": [], "auto": []}
+    with tempfile.TemporaryDirectory() as out:
+        for _ in range(args.rounds):
+            started = time.monotonic()
+            for _ in range(runs):
+                subprocess.run(harness, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True, timeout=60)
+            native.append(runs / (time.monotonic() - started))
+            for level in rates:
+                report, elapsed = explore_search(ct, out, ["--sync-points", level, "--max-executions", "100"], harness)
+                rates[level].append(report["executions"] / elapsed)
+        print("\n### A shell harness under explore (executions per second)\n")
+        print("`client_then_wait_fixed.sh`: a server in the background, a loop that polls for its ready "
+              "file with `sleep 0.1`, a client, `wait`. Native: the harness run 20 times in a row (its "
+              "sleeps are real); explore: 100 executions (its sleeps are virtual).\n")
+        print("| native | `explore` (`processes`, default) | `explore --sync-points auto` | processes / auto |\n"
+              "|---|---|---|---|")
+        ratio = [p / a for p, a in zip(rates["processes"], rates["auto"])]
+        print(f"| {statistics.median(native):,.1f}/s | {statistics.median(rates['processes']):,.1f}/s | "
+              f"{statistics.median(rates['auto']):,.1f}/s | {statistics.median(ratio):.2f} "
+              f"({min(ratio):.2f} – {max(ratio):.2f}) |")
+
+        print("\n### What the cross-process points cost and find (pb, bound 2)\n")
+        print("| program | level | outcome | executions | wall |\n|---|---|---|---|---|")
+        for name in ["process_pool_lost_stop_buggy", "process_pool_lost_stop_fixed", "epoll_edge_triggered_fixed"]:
+            for level in ["processes", "auto"]:
+                report, elapsed = explore_search(ct, out, ["--sync-points", level], os.path.join(programs, name))
+                print(f"| {name} | {level} | {report['outcome']} | {report['executions']} | {elapsed:.2f} s |")
 
 
 def explore_search(ct, out, options, program):
-    """Runs a search; returns its JSON report and its wall time."""
+    """Runs a search of `program` (a path, or a command as a list); returns its JSON report and its
+    wall time."""
     report = os.path.join(out, "report.json")
+    command = program if isinstance(program, list) else [program]
     started = time.monotonic()
-    subprocess.run([ct, "explore", "--quiet", "--out", out, "--report", report, *options, "--", program],
+    subprocess.run([ct, "explore", "--quiet", "--out", out, "--report", report, *options, "--", *command],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=1200)
     elapsed = time.monotonic() - started
     with open(report) as f:

@@ -35,6 +35,27 @@ void AddPreload(std::vector<std::string>& env, const std::string& shim) {
 
 }  // namespace
 
+const char* SyncPointsName(SyncPoints level) {
+  switch (level) {
+    case SyncPoints::kSyscalls: return "syscalls";
+    case SyncPoints::kAuto: return "auto";
+    case SyncPoints::kProcesses: return "processes";
+  }
+  return "syscalls";
+}
+
+std::optional<SyncPoints> ParseSyncPoints(const std::string& word) {
+  for (SyncPoints level : {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses}) {
+    if (word == SyncPointsName(level)) return level;
+  }
+  return std::nullopt;
+}
+
+SyncPoints SyncPointsOf(bool shim, bool cross_process) {
+  if (cross_process) return SyncPoints::kProcesses;
+  return shim ? SyncPoints::kAuto : SyncPoints::kSyscalls;
+}
+
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
   {
@@ -94,7 +115,8 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
     messages.Say(problem->message);
     return problem->exit_code;
   }
-  auto filter = seccomp::CompileFilter(seccomp::SyscallTable(), settings.observe_all);
+  const bool cross_process = settings.sync_points == SyncPoints::kProcesses;
+  auto filter = seccomp::CompileFilter(seccomp::TrappedRows(cross_process), settings.observe_all);
   if (!filter) {
     messages.Say(filter.error());
     return kExitError;
@@ -111,10 +133,10 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   spec.argv = settings.command;
   spec.env = settings.env;
   std::optional<std::string> shim;
-  if (settings.sync_points) {
+  if (settings.sync_points != SyncPoints::kSyscalls) {
     shim = FindPreloadShim();
     if (!shim) {
-      messages.Say("--sync-points auto: the preload shim libchess_preload.so is neither next to chess-trace nor "
+      messages.Say(std::string("--sync-points ") + SyncPointsName(settings.sync_points) + ": the preload shim libchess_preload.so is neither next to chess-trace nor "
                    "in ../lib/chess-trace from it; reinstall chess-trace, or give --sync-points syscalls");
       return kExitError;
     }
@@ -128,6 +150,7 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
 
   supervisor::SupervisorOptions& options = prepared.options;
   options.slice = std::chrono::nanoseconds(static_cast<int64_t>(settings.slice_ms * 1e6));
+  options.io_points = cross_process;
   if (settings.external_wait_seconds) {
     options.external_wait = std::chrono::nanoseconds(static_cast<int64_t>(*settings.external_wait_seconds * 1e9));
   }

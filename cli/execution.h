@@ -16,6 +16,18 @@
 
 namespace chess::cli {
 
+// --sync-points: each level adds scheduling points to the one before.
+enum class SyncPoints : uint8_t {
+  kSyscalls,   // the syscalls that synchronize threads: futex, clone, exit, waits, signals…
+  kAuto,       // and pthread/C11 sync operations (the preload shim)
+  kProcesses,  // and what other processes see: pipe and socket I/O, bind/connect/accept,
+               // unlink/rename/mkdir/open(O_CREAT), wait4
+};
+const char* SyncPointsName(SyncPoints level);
+std::optional<SyncPoints> ParseSyncPoints(const std::string& word);
+// What a trace's two option flags say.
+SyncPoints SyncPointsOf(bool shim, bool cross_process);
+
 struct ExecutionSettings {
   std::vector<std::string> command;  // PROGRAM ARGS…
   std::string executable;            // the file to run; empty: PROGRAM, looked up on PATH
@@ -34,9 +46,10 @@ struct ExecutionSettings {
   // program inherits chess-trace's stdin.
   std::optional<supervisor::CapturedInput> input;
   bool observe_all = false;          // trap every syscall, for an observer (--check-determinism)
-  // Sync operations are scheduling points too: the preload shim goes into LD_PRELOAD (not into
-  // `env`, which stays the user's, as a trace records it).
-  bool sync_points = false;
+  // Where threads may be switched besides the syscalls that synchronize threads. kAuto adds the
+  // sync operations the preload shim announces (it goes into LD_PRELOAD, not into `env`, which
+  // stays the user's, as a trace records it); kProcesses adds what other processes see too.
+  SyncPoints sync_points = SyncPoints::kSyscalls;
 };
 
 // How much standard input chess-trace reads to record it.

@@ -214,7 +214,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "the one command that replays it. Exit status: 0 no bug within the bounds, 1 bug found, "
       "125 error, 130 interrupted (Ctrl-C; the report so far is printed).");
   AddProgramOptions(*explore, options.program,
-                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "auto"});
+                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "processes"});
   explore->add_option("--strategy", options.strategy,
                       "How schedules are chosen. `pb`: iterative preemption bounding with fair "
                       "scheduling (CHESS) — every schedule with 0 preemptions, then 1, then 2…, a "
@@ -281,13 +281,17 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
   return explore;
 }
 
+constexpr double kExploreExternalWaitSeconds = 5;
+
 int ExploreCommand(const ExploreOptions& options) {
   Messages messages;
   if (!messages.UseLog(options.program.log_path)) return kExitError;
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
-  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", true, messages);
+  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kProcesses, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
+  // A search must never wait forever on the outside world: such an execution is a `hang`.
+  if (!settings.external_wait_seconds) settings.external_wait_seconds = kExploreExternalWaitSeconds;
   if (settings.command.empty()) {
     messages.Say("no program given. Usage: chess-trace explore [OPTIONS] -- PROGRAM [ARGS...]");
     return kExitError;

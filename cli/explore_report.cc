@@ -171,7 +171,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
         }
       }
     }
-    out << WaitsForCycle(bug.run.result);
+    out << StuckExplanation(bug.run.result);
     const std::string states = ThreadStates(bug.run.result);
     if (!states.empty()) out << "  the threads at the end:\n" << states;
     if (!bug.run.output_tail.empty()) out << "  its output (the last lines):\n" << bug.run.output_tail;
@@ -293,7 +293,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
       json.EndObject();
     }
     json.EndArray();
-    WriteWaitsForCycle(json, bug.run.result);
+    WriteStuckExplanation(json, bug.run.result);
     json.EndObject();
   }
   json.EndArray();

@@ -48,8 +48,8 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
       ->type_name("FILE");
   command.add_option("--external-wait", options.external_wait_seconds,
                      "End an execution as `hang` (run exits 124, explore reports a bug) when every thread has waited only on the "
-                     "outside world (a terminal, a socket to another program) for S seconds; by "
-                     "default such waits last as long as they would without chess-trace")
+                     "outside world (a terminal, a socket to another program) for S seconds. Default: `run` "
+                     "waits as long as the program would without chess-trace; `explore` 5 s")
       ->type_name("S")
       ->check(CLI::PositiveNumber);
   command.add_option("--slice", options.slice_ms,
@@ -77,7 +77,9 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
   command.add_option("--isolate", options.isolate,
                      "Namespaces the program's tree runs in, so its pids, tids and hostname are the "
                      "same every run: a comma-separated list of pid, uts, ipc, mnt, or none. `tmp` "
-                     "adds a fresh, empty /tmp of the tree's own (a tmpfs, gone after the run). "
+                     "adds a fresh, empty /tmp of the tree's own (a tmpfs, gone after the run). `net` "
+                     "adds a private network namespace with only loopback, up: ports never collide "
+                     "with the machine's or another run's. "
                      "Default: " + defaults.isolate + ", " + defaults.isolate_text +
                      "; given explicitly, a refusal is an error")
       ->type_name("LIST");
@@ -85,21 +87,25 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                    "Let the program read the machine's clocks, rdtsc included, and sleep in real time "
                    "(for programs that talk to the outside world against real timeouts)");
   command.add_option("--sync-points", options.sync_points,
-                     "Where threads may be switched besides trapped syscalls: `syscalls` (only there), or "
-                     "`auto`: also at every pthread and C11 lock, condition variable, barrier, semaphore and "
-                     "once operation of a dynamically linked program, announced by a preloaded shim "
+                     "Where threads may be switched besides the syscalls that synchronize threads "
+                     "(futex, clone, exit, signals, blocking waits). `syscalls`: only there. `auto`: also "
+                     "at every pthread and C11 lock, condition variable, barrier, semaphore and once "
+                     "operation of a dynamically linked program, announced by a preloaded shim "
                      "(libchess_preload.so; the program's own LD_PRELOAD stays; static programs keep "
-                     "syscall points). Uncontended locks make no syscall, so most atomicity bugs need "
-                     "these points (default: " + defaults.sync_points_text + ")")
-      ->check(CLI::IsMember({"auto", "syscalls"}))
-      ->type_name("auto|syscalls");
+                     "syscall points); uncontended locks make no syscall, so most atomicity bugs need "
+                     "these. `processes`: also at what other processes see — pipe and socket reads and "
+                     "writes, bind, listen, connect, accept, shutdown, unlink, rename, mkdir, open with "
+                     "O_CREAT, mknod, wait4 — so races between the processes of a harness are explored; "
+                     "`auto` trims those for speed (default: " + defaults.sync_points_text + ")")
+      ->check(CLI::IsMember({"syscalls", "auto", "processes"}))
+      ->type_name("syscalls|auto|processes");
   command.add_option("command", options.command,
                      "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");
 }
 
 std::optional<ExecutionSettings> BuildSettings(const ProgramOptions& options, const std::string& default_isolation,
-                                               bool default_sync_points, Messages& messages) {
+                                               SyncPoints default_sync_points, Messages& messages) {
   const std::optional<uint64_t> seed = ParseSeed(options.seed);
   if (!seed) {
     messages.Say("--seed " + options.seed + ": expected a whole number from 0 to 18446744073709551615");
@@ -129,7 +135,7 @@ std::optional<ExecutionSettings> BuildSettings(const ProgramOptions& options, co
   settings.seed = *seed;
   settings.isolation = *isolation;
   settings.isolation_required = options.isolate.has_value();
-  settings.sync_points = options.sync_points ? *options.sync_points == "auto" : default_sync_points;
+  settings.sync_points = options.sync_points ? *ParseSyncPoints(*options.sync_points) : default_sync_points;
   return settings;
 }
 

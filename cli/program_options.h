@@ -25,7 +25,7 @@ struct ProgramOptions {
   std::string epoch = "2024-01-01";  // "now", seconds since 1970, or this fixed date
   bool real_time = false;
   std::optional<std::string> isolate;      // given: required; default: the command's, where allowed
-  std::optional<std::string> sync_points;  // "auto" or "syscalls"; default: the command's
+  std::optional<std::string> sync_points;  // "syscalls", "auto" or "processes"; default: the command's
   std::vector<std::string> command;
 };
 
@@ -40,6 +40,6 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
 
 // The settings for PrepareExecution; on bad input says why and returns nothing.
 std::optional<ExecutionSettings> BuildSettings(const ProgramOptions& options, const std::string& default_isolation,
-                                               bool default_sync_points, Messages& messages);
+                                               SyncPoints default_sync_points, Messages& messages);
 
 }  // namespace chess::cli

@@ -45,12 +45,17 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
       << " threads, " << r.wall_seconds << " s";
   if (r.virtual_seconds > 0) out << " (" << r.virtual_seconds << " s of the program's virtual time)";
   out << "\n";
-  return out.str() + WaitsForCycle(r) + ThreadStates(r);
+  return out.str() + StuckExplanation(r) + ThreadStates(r);
 }
 
-std::string WaitsForCycle(const supervisor::ExecutionResult& r) {
-  if (r.waits_for_cycle.empty()) return "";
+std::string StuckExplanation(const supervisor::ExecutionResult& r) {
   std::ostringstream out;
+  if (!r.livelock_cycles.empty()) out << "  what each thread keeps doing (one turn of its cycle):\n";
+  for (const supervisor::RepeatedCycle& cycle : r.livelock_cycles) {
+    out << "    thread " << cycle.thread << ":\n";
+    for (const std::string& step : cycle.steps) out << "      " << step << "\n";
+  }
+  if (r.waits_for_cycle.empty()) return out.str();
   out << "  waits-for cycle:\n";
   for (const supervisor::WaitStep& step : r.waits_for_cycle) {
     out << "    thread " << step.thread << " (pid " << step.pid << ") in " << step.call << ": waits for "
@@ -60,7 +65,7 @@ std::string WaitsForCycle(const supervisor::ExecutionResult& r) {
   return out.str();
 }
 
-void WriteWaitsForCycle(JsonWriter& json, const supervisor::ExecutionResult& r) {
+void WriteStuckExplanation(JsonWriter& json, const supervisor::ExecutionResult& r) {
   json.Key("waits_for_cycle").BeginArray();
   for (const supervisor::WaitStep& step : r.waits_for_cycle) {
     json.BeginObject();
@@ -69,6 +74,16 @@ void WriteWaitsForCycle(JsonWriter& json, const supervisor::ExecutionResult& r) 
     json.Key("call").String(step.call);
     json.Key("waits_for").String(step.waits_for);
     json.Key("next").Int(step.next);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("livelock_cycles").BeginArray();
+  for (const supervisor::RepeatedCycle& cycle : r.livelock_cycles) {
+    json.BeginObject();
+    json.Key("thread").Int(cycle.thread);
+    json.Key("steps").BeginArray();
+    for (const std::string& step : cycle.steps) json.String(step);
+    json.EndArray();
     json.EndObject();
   }
   json.EndArray();
@@ -141,7 +156,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
     json.EndObject();
   }
   json.EndArray();
-  WriteWaitsForCycle(json, r);
+  WriteStuckExplanation(json, r);
   json.Key("scheduling_points").Int(static_cast<int64_t>(r.scheduling_points));
   json.Key("threads_created").Int(static_cast<int64_t>(r.threads_created));
   json.Key("wall_seconds").Double(r.wall_seconds);

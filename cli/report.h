@@ -13,12 +13,13 @@ std::string TextReport(const supervisor::ExecutionResult& result);
 // Every thread's state, call and stack, one block per thread.
 std::string ThreadStates(const supervisor::ExecutionResult& result);
 
-// The waits-for cycle of a deadlock, a line per thread, or "" when there is none.
-std::string WaitsForCycle(const supervisor::ExecutionResult& result);
+// Why the execution is stuck: the waits-for cycle of a deadlock, or what each thread of a
+// livelock keeps repeating; "" when there is nothing to say.
+std::string StuckExplanation(const supervisor::ExecutionResult& result);
 
 class JsonWriter;
-// The "waits_for_cycle" key and its array.
-void WriteWaitsForCycle(JsonWriter& json, const supervisor::ExecutionResult& result);
+// The "waits_for_cycle" and "livelock_cycles" keys and their arrays.
+void WriteStuckExplanation(JsonWriter& json, const supervisor::ExecutionResult& result);
 // A thread's "waits_for" and "waits_for_threads" keys.
 void WriteWaitsFor(JsonWriter& json, const supervisor::ThreadReport& thread);
 

@@ -54,7 +54,7 @@ int RunCommand(const RunOptions& options) {
   // A trace must replay: where a lock changes hands without a syscall, only a sync point can
   // tell the replay where a thread was.
   std::optional<ExecutionSettings> built =
-      BuildSettings(options.program, "pid,uts,ipc,mnt", !options.trace_path.empty(), messages);
+      BuildSettings(options.program, "pid,uts,ipc,mnt", options.trace_path.empty() ? SyncPoints::kSyscalls : SyncPoints::kAuto, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
 

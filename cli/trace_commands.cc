@@ -157,7 +157,7 @@ int ReplayCommand(const ReplayOptions& options) {
   settings.isolation = trace->options.isolation;
   settings.isolation_required = trace->options.isolation != 0;
   if (trace->standard_input) settings.input = FromTrace(*trace->standard_input);
-  settings.sync_points = trace->options.sync_points;
+  settings.sync_points = SyncPointsOf(trace->options.sync_points, trace->options.io_points);
   if (options.command.empty()) {
     // The executable as it was resolved when recorded (a relative one from the recorded working
     // directory, wherever the replay is started); argv stays exactly as recorded.

@@ -45,7 +45,8 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
   options.isolation = isolated;
   options.slice_nanos = static_cast<uint64_t>(settings.slice_ms * 1e6);
   options.visible_cpus = static_cast<uint64_t>(get_nprocs());
-  options.sync_points = settings.sync_points;
+  options.sync_points = settings.sync_points != SyncPoints::kSyscalls;
+  options.io_points = settings.sync_points == SyncPoints::kProcesses;
   writer_.WriteOptions(options);
   trace::Outcome outcome;
   outcome.outcome = result.outcome;
@@ -54,7 +55,7 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
   outcome.message = result.message;
   outcome.scheduling_points = result.scheduling_points;
   outcome.virtual_nanos = static_cast<int64_t>(result.virtual_seconds * 1e9);
-  outcome.report = WaitsForCycle(result) + ThreadStates(result);
+  outcome.report = StuckExplanation(result) + ThreadStates(result);
   writer_.WriteOutcome(outcome);
   return writer_.Finish();
 }

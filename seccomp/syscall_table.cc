@@ -72,6 +72,31 @@ std::vector<SyscallRow> BuildTable() {
        {1, LOCK_NB | LOCK_UN, {0, 0}, 1}},
       {SYS_fcntl, "fcntl", F::kFileLock, true, {A::kFd, A::kInt, A::kAddr, _, _, _},
        {1, 0xffffffff, {F_SETLKW, F_OFD_SETLKW}, 2}},
+      // Names other processes see: sockets' addresses and the file system. Scheduling points
+      // only with cross-process points, so a harness's "is the server listening yet?" and
+      // "does the lock file exist?" races are explored; otherwise not even trapped.
+      {SYS_bind, "bind", F::kPublish, false, {A::kFd, A::kAddr, A::kInt, _, _, _}, {}, true},
+      {SYS_listen, "listen", F::kPublish, false, {A::kFd, A::kInt, _, _, _, _}, {}, true},
+      {SYS_connect, "connect", F::kPublish, false, {A::kFd, A::kAddr, A::kInt, _, _, _}, {}, true},
+      {SYS_shutdown, "shutdown", F::kPublish, false, {A::kFd, A::kInt, _, _, _, _}, {}, true},
+      {SYS_open, "open", F::kPublish, false, {A::kAddr, A::kFlags, A::kInt, _, _, _},
+       {1, O_CREAT, {O_CREAT, 0}, 1}, true},
+      {SYS_openat, "openat", F::kPublish, false, {A::kFd, A::kAddr, A::kFlags, A::kInt, _, _},
+       {2, O_CREAT, {O_CREAT, 0}, 1}, true},
+      {SYS_unlink, "unlink", F::kPublish, false, {A::kAddr, _, _, _, _, _}, {}, true},
+      {SYS_unlinkat, "unlinkat", F::kPublish, false, {A::kFd, A::kAddr, A::kFlags, _, _, _}, {}, true},
+      {SYS_rename, "rename", F::kPublish, false, {A::kAddr, A::kAddr, _, _, _, _}, {}, true},
+      {SYS_renameat, "renameat", F::kPublish, false, {A::kFd, A::kAddr, A::kFd, A::kAddr, _, _}, {}, true},
+      {SYS_renameat2, "renameat2", F::kPublish, false, {A::kFd, A::kAddr, A::kFd, A::kAddr, A::kFlags, _}, {}, true},
+      {SYS_mkdir, "mkdir", F::kPublish, false, {A::kAddr, A::kInt, _, _, _, _}, {}, true},
+      {SYS_mkdirat, "mkdirat", F::kPublish, false, {A::kFd, A::kAddr, A::kInt, _, _, _}, {}, true},
+      {SYS_rmdir, "rmdir", F::kPublish, false, {A::kAddr, _, _, _, _, _}, {}, true},
+      {SYS_mknod, "mknod", F::kPublish, false, {A::kAddr, A::kInt, A::kHex, _, _, _}, {}, true},
+      {SYS_mknodat, "mknodat", F::kPublish, false, {A::kFd, A::kAddr, A::kInt, A::kHex, _, _}, {}, true},
+      {SYS_link, "link", F::kPublish, false, {A::kAddr, A::kAddr, _, _, _, _}, {}, true},
+      {SYS_linkat, "linkat", F::kPublish, false, {A::kFd, A::kAddr, A::kFd, A::kAddr, A::kFlags, _}, {}, true},
+      {SYS_symlink, "symlink", F::kPublish, false, {A::kAddr, A::kAddr, _, _, _, _}, {}, true},
+      {SYS_symlinkat, "symlinkat", F::kPublish, false, {A::kAddr, A::kFd, A::kAddr, _, _, _}, {}, true},
       // SysV IPC and POSIX message queues.
       {SYS_semop, "semop", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, _, _, _}},
       {SYS_semtimedop, "semtimedop", F::kIpc, true, {A::kInt, A::kAddr, A::kInt, A::kAddr, _, _}},
@@ -157,6 +182,7 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kTime: return "time";
     case F::kRandom: return "random";
     case F::kTimer: return "timer";
+    case F::kPublish: return "publish";
   }
   return "unknown";
 }
@@ -171,6 +197,14 @@ bool TrapCondition::Matches(const uint64_t (&call_args)[6]) const {
 }
 
 std::span<const SyscallRow> SyscallTable() { return Table(); }
+
+std::vector<SyscallRow> TrappedRows(bool cross_process_points) {
+  std::vector<SyscallRow> rows;
+  for (const SyscallRow& row : Table()) {
+    if (cross_process_points || !row.cross_process) rows.push_back(row);
+  }
+  return rows;
+}
 
 const SyscallRow* FindSyscall(long nr) {
   const auto& table = Table();

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace chess::seccomp {
 
@@ -35,6 +36,7 @@ enum class SyscallFamily : uint16_t {
   kTime,         // clock_gettime, gettimeofday, time, getcpu: answered from the virtual clock
   kRandom,       // getrandom: answered from the run's seeded generator
   kTimer,        // alarm, itimers, POSIX timers, timerfd settings: kept in virtual time
+  kPublish,      // bind, connect, unlink, rename, mkdir, open(O_CREAT)…: names other processes see
 };
 
 std::string_view FamilyName(SyscallFamily family);
@@ -62,10 +64,16 @@ struct SyscallRow {
   bool may_block;  // can leave the thread waiting for another thread or the outside world
   std::array<ArgKind, 6> args;
   TrapCondition when{};
+  // Trapped only with cross-process scheduling points (--sync-points processes): the call
+  // publishes or looks up a name other processes share, and nothing else needs it.
+  bool cross_process = false;
 };
 
 // Every trapped syscall of the host architecture, sorted by number.
 std::span<const SyscallRow> SyscallTable();
+
+// The rows a filter traps: every row, or all but the cross-process ones.
+std::vector<SyscallRow> TrappedRows(bool cross_process_points);
 
 // The row for `nr`, or nullptr when the syscall is not trapped.
 const SyscallRow* FindSyscall(long nr);

@@ -46,12 +46,20 @@ struct Handover {
   std::vector<pid_t> processes;      // their pids outside the namespace (gdb -p takes these)
 };
 
+// For a livelock: the points a thread went round, one turn, each as "acquire 0x5555… at
+// take_both_politely+0x3a (polite)".
+struct RepeatedCycle {
+  uint32_t thread = 0;
+  std::vector<std::string> steps;
+};
+
 struct ExecutionResult {
   search::Outcome outcome = search::Outcome::kError;
   std::optional<int> exit_status;
   std::optional<int> signal;
   std::vector<ThreadReport> threads;  // for deadlocks and hangs: every thread still alive
   std::vector<WaitStep> waits_for_cycle;  // for deadlocks: who waits for whom, round the cycle
+  std::vector<RepeatedCycle> livelock_cycles;  // for livelocks: what each thread keeps doing
   uint64_t scheduling_points = 0;
   uint64_t threads_created = 0;
   double wall_seconds = 0;

@@ -54,6 +54,7 @@ struct UnixSocket {
   uint8_t type = 0;
   uint8_t state = 0;
   uint32_t peer = 0;  // 0: not connected
+  std::string name;   // the bound path; abstract names start with '\0'; "" when unbound
 };
 
 // A Unix socket's type, state and peer, from the kernel's socket diagnostics.
@@ -70,7 +71,7 @@ std::optional<UnixSocket> DescribeUnixSocket(uint32_t inode) {
   message.request.sdiag_family = AF_UNIX;
   message.request.udiag_states = ~0u;
   message.request.udiag_ino = inode;
-  message.request.udiag_show = UDIAG_SHOW_PEER;
+  message.request.udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_NAME;
   message.request.udiag_cookie[0] = message.request.udiag_cookie[1] = ~0u;
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
@@ -82,13 +83,17 @@ std::optional<UnixSocket> DescribeUnixSocket(uint32_t inode) {
     auto* header = reinterpret_cast<nlmsghdr*>(reply);
     if (length > 0 && NLMSG_OK(header, static_cast<unsigned>(length)) && header->nlmsg_type == SOCK_DIAG_BY_FAMILY) {
       const auto* diag = static_cast<const unix_diag_msg*>(NLMSG_DATA(header));
-      UnixSocket socket_info{diag->udiag_type, diag->udiag_state, 0};
+      UnixSocket socket_info{diag->udiag_type, diag->udiag_state, 0, {}};
       int remaining = static_cast<int>(header->nlmsg_len - NLMSG_LENGTH(sizeof(*diag)));
       auto* attribute = reinterpret_cast<nlattr*>(const_cast<unix_diag_msg*>(diag) + 1);
       while (remaining >= static_cast<int>(sizeof(nlattr)) && attribute->nla_len >= sizeof(nlattr) &&
              attribute->nla_len <= remaining) {
+        const char* payload = reinterpret_cast<char*>(attribute) + NLA_HDRLEN;
         if ((attribute->nla_type & NLA_TYPE_MASK) == UNIX_DIAG_PEER) {
-          std::memcpy(&socket_info.peer, reinterpret_cast<char*>(attribute) + NLA_HDRLEN, sizeof(uint32_t));
+          std::memcpy(&socket_info.peer, payload, sizeof(uint32_t));
+        } else if ((attribute->nla_type & NLA_TYPE_MASK) == UNIX_DIAG_NAME) {
+          socket_info.name.assign(payload, attribute->nla_len - NLA_HDRLEN);
+          if (!socket_info.name.empty() && socket_info.name[0] != '\0') socket_info.name = socket_info.name.c_str();
         }
         const int step = NLA_ALIGN(attribute->nla_len);
         remaining -= step;
@@ -102,6 +107,18 @@ std::optional<UnixSocket> DescribeUnixSocket(uint32_t inode) {
 }
 
 constexpr const char* kEventFd = "anon_inode:[eventfd]";
+
+// Whether a Unix socket's name is out of the outside world's reach.
+bool PrivateName(const std::string& name, const TreeScope& scope) {
+  if (name.empty()) return false;
+  if (name[0] == '\0') return scope.private_net;
+  return scope.private_tmp && name.rfind("/tmp/", 0) == 0;
+}
+
+// "/tmp/harness.sock", or "@name" for an abstract one.
+std::string Printable(const std::string& name) {
+  return name[0] == '\0' ? "@" + name.substr(1) : name;
+}
 
 // "eventfd:7" from "eventfd-id: 7" in /proc/PID/fdinfo/FD, or "" (older kernels have no id).
 std::string EventFdKey(pid_t pid, int fd) {
@@ -140,7 +157,7 @@ std::string PidList(const std::vector<DescriptorIndex::Holder>& holders, const T
 
 // Could a process outside `tree` make `fd` of `tgid` ready for `events`?
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
-                           const TreePids& tree, bool virtual_timers, int depth);
+                           const TreePids& tree, const TreeScope& scope, int depth);
 
 WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorIndex::Holder>& holders,
                        const TreePids& tree, const std::string& what) {
@@ -160,7 +177,7 @@ WakerVerdict ByHolders(const std::string& file, const std::vector<DescriptorInde
 
 // An epoll descriptor is ready when one of its targets is: /proc/PID/fdinfo lists them.
 WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const TreePids& tree,
-                      bool virtual_timers, int depth) {
+                      const TreeScope& scope, int depth) {
   FILE* info = std::fopen(ProcPath(tgid, "fdinfo", fd).c_str(), "re");
   WakerVerdict verdict;
   if (info == nullptr) return verdict;
@@ -175,7 +192,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const Tr
     if (events & EPOLLIN) wanted |= POLLIN;
     if (events & EPOLLOUT) wanted |= POLLOUT;
     if (events & EPOLLPRI) wanted |= POLLPRI;
-    const WakerVerdict part = ForDescriptor(tgid, target, wanted, index, tree, virtual_timers, depth + 1);
+    const WakerVerdict part = ForDescriptor(tgid, target, wanted, index, tree, scope, depth + 1);
     verdict.outside = verdict.outside || part.outside;
     verdict.tree_wakers.insert(part.tree_wakers.begin(), part.tree_wakers.end());
     targets += (targets.empty() ? "" : "; ") + std::to_string(target) + ": " + part.explanation;
@@ -186,7 +203,7 @@ WakerVerdict ForEpoll(pid_t tgid, int fd, const DescriptorIndex& index, const Tr
 }
 
 WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorIndex& index,
-                           const TreePids& tree, bool virtual_timers, int depth) {
+                           const TreePids& tree, const TreeScope& scope, int depth) {
   const std::string file = FdTarget(tgid, fd);
   WakerVerdict outside{true, file.empty() ? "fd " + std::to_string(fd) : file, {}};
   if (file.empty() || depth > 4) return outside;
@@ -198,13 +215,20 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
   }
   if (auto inode = InodeOf(file, "socket")) {
     const auto socket_info = DescribeUnixSocket(*inode);
-    // A listener takes connections from anyone who can name it; other families (TCP, UDP)
-    // reach the network.
+    // A listener takes connections from anyone who can name it — only the tree, when the name
+    // is in its private /tmp or (abstract) in its private network namespace. Other families
+    // (TCP, UDP) reach the network.
+    if (socket_info && socket_info->state == kListening && PrivateName(socket_info->name, scope)) {
+      WakerVerdict verdict{false, file + ", listening on " + Printable(socket_info->name) +
+                                      ", which only the traced tree can reach", {}};
+      for (const auto& [pid, program_pid] : tree) verdict.tree_wakers.insert(pid);
+      return verdict;
+    }
     if (!socket_info || socket_info->state == kListening || socket_info->peer == 0) return outside;
     const std::string peer = "socket:[" + std::to_string(socket_info->peer) + "]";
     return ByHolders(file, index.HoldersOf(peer), tree, "its peer " + peer);
   }
-  if (file == "anon_inode:[eventpoll]") return ForEpoll(tgid, fd, index, tree, virtual_timers, depth);
+  if (file == "anon_inode:[eventpoll]") return ForEpoll(tgid, fd, index, tree, scope, depth);
   if (file == kEventFd) {
     // Any holder may write it (or read it, for a writer waiting on a full counter).
     const std::string key = EventFdKey(tgid, fd);
@@ -212,7 +236,7 @@ WakerVerdict ForDescriptor(pid_t tgid, int fd, short events, const DescriptorInd
     return ByHolders(file, index.HoldersOf(key), tree, "it");
   }
   // A timerfd in virtual time fires when the supervisor says: never the outside world's.
-  if (file == "anon_inode:[timerfd]" && virtual_timers) return {false, file + ", a timer in virtual time", {}};
+  if (file == "anon_inode:[timerfd]" && scope.virtual_timers) return {false, file + ", a timer in virtual time", {}};
   return outside;  // a terminal, a file, a named FIFO, an eventfd…
 }
 
@@ -304,11 +328,11 @@ std::vector<DescriptorIndex::Holder> DescriptorIndex::HoldersOf(const std::strin
 }
 
 WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const TreePids& tree,
-                       bool virtual_timers) {
+                       const TreeScope& scope) {
   WakerVerdict verdict;
   verdict.outside = false;
   for (const FdInterest& interest : wait.fds) {
-    const WakerVerdict part = ForDescriptor(tgid, interest.fd, interest.events, index, tree, virtual_timers, 0);
+    const WakerVerdict part = ForDescriptor(tgid, interest.fd, interest.events, index, tree, scope, 0);
     verdict.outside = verdict.outside || part.outside;
     verdict.tree_wakers.insert(part.tree_wakers.begin(), part.tree_wakers.end());
     verdict.explanation += (verdict.explanation.empty() ? "" : "; ") + part.explanation;

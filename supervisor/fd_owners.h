@@ -44,12 +44,18 @@ struct WakerVerdict {
   std::set<pid_t> tree_wakers;  // the tree's processes (chess-trace's pids) that could end it
 };
 
+// What the tree has of its own, which the outside world cannot reach.
+struct TreeScope {
+  bool virtual_timers = false;  // a timerfd is the supervisor's to fire
+  bool private_tmp = false;     // a Unix socket bound under /tmp only the tree can connect to
+  bool private_net = false;     // nor one with an abstract name
+};
+
 // For a thread waiting on `wait`: could anything outside `tree` end it? Explanations name the
-// tree's processes by the pids the program sees. Unknown kinds of descriptors count as outside, so a wait is never called a
-// deadlock on a guess.
-// With `virtual_timers`, a timerfd is the supervisor's to fire, never the outside world's.
+// tree's processes by the pids the program sees. Unknown kinds of descriptors count as outside,
+// so a wait is never called a deadlock on a guess.
 WakerVerdict WhoCanEnd(pid_t tgid, const IoWait& wait, const DescriptorIndex& index, const TreePids& tree,
-                       bool virtual_timers);
+                       const TreeScope& scope);
 
 // For a thread waiting for a lock on `fd` (flock, fcntl): could anything outside `tree` release
 // it? The holders come from /proc/locks; a lock whose holder it does not name (an OFD lock)

@@ -46,6 +46,12 @@ unsigned FdCopy::FileType() const {
   return st.st_mode & S_IFMT;
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> FdCopy::Identity() const {
+  struct stat st{};
+  if (fstat(fd_, &st) != 0) return std::nullopt;
+  return std::make_pair(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+}
+
 std::optional<uint64_t> FdCopy::DeviceNumber() const {
   struct stat st{};
   if (fstat(fd_, &st) != 0 || (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))) return std::nullopt;

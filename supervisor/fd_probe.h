@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 
 namespace chess::supervisor {
 
@@ -34,6 +35,8 @@ class FdCopy {
   bool Nonblocking() const;
   // S_IFIFO, S_IFSOCK, S_IFREG… (0 when unknown).
   unsigned FileType() const;
+  // Which file it is: (st_dev, st_ino), or nothing when fstat fails.
+  std::optional<std::pair<uint64_t, uint64_t>> Identity() const;
   // For a device: its number (st_rdev).
   std::optional<uint64_t> DeviceNumber() const;
   // A socket's SO_RCVTIMEO or SO_SNDTIMEO in nanoseconds when one is set.

@@ -1,6 +1,9 @@
 // Threads waiting on descriptors and kernel objects: which can go on now, and whether anything
 // outside the tree could still wake them.
+#include <dirent.h>
+#include <sched.h>
 #include <poll.h>
+#include <sys/stat.h>
 
 #include "supervisor/fd_owners.h"
 #include "supervisor/supervisor.h"
@@ -69,6 +72,33 @@ void Supervisor::FindReadyWaiters() {
   }
 }
 
+bool Supervisor::HasLiveChildren(const Process& parent) const {
+  for (const auto& [tgid, process] : threads_.Processes()) {
+    if (process->parent == parent.tgid && !process->exit_code && !process->exit_signal) return true;
+  }
+  return false;
+}
+
+void Supervisor::RememberStartingFiles() {
+  starting_files_.clear();
+  const std::string dir = "/proc/" + std::to_string(root_pid_) + "/fd";
+  DIR* fds = opendir(dir.c_str());
+  if (fds == nullptr) return;
+  while (const dirent* entry = readdir(fds)) {
+    struct stat st{};
+    if (entry->d_name[0] == '.' || fstatat(dirfd(fds), entry->d_name, &st, 0) != 0) continue;
+    starting_files_.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  }
+  closedir(fds);
+}
+
+bool Supervisor::IoPointOn(pid_t tgid, int fd) {
+  if (!options_.io_points) return false;
+  const FdCopy copy = fd_probe_.Copy(tgid, fd);
+  const auto identity = copy ? copy.Identity() : std::nullopt;
+  return identity && starting_files_.count(*identity) == 0;
+}
+
 bool Supervisor::AnyWaiterOnEvents() const {
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kBlocked &&
@@ -88,6 +118,8 @@ bool Supervisor::AnyWaiterOnOutside() {
   for (const auto& [tgid, process] : threads_.Processes()) {
     if (!process->exit_code && !process->exit_signal) tree[tgid] = process->program_pid;
   }
+  const uint64_t isolated = IsolatedNamespaces();
+  const TreeScope scope{virtual_clock_ != nullptr, (isolated & kPrivateTmp) != 0, (isolated & CLONE_NEWNET) != 0};
   DescriptorIndex index;
   bool scanned = false;
   bool outside = false;
@@ -99,7 +131,7 @@ bool Supervisor::AnyWaiterOnOutside() {
       if (!scanned) index.Scan();
       scanned = true;
       const WakerVerdict verdict =
-          WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree, virtual_clock_ != nullptr);
+          WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree, scope);
       thread->waits_on = verdict.explanation;
       thread->waits_on_processes = verdict.tree_wakers;
       outside = outside || verdict.outside;
@@ -112,8 +144,10 @@ bool Supervisor::AnyWaiterOnOutside() {
     } else if (thread->waits_for_object) {
       outside = true;  // a semaphore or message queue: anyone with access may use it
       data = true;
-    } else if (thread->signal_wait && !thread->deadline) {
-      outside = true;  // waiting only for a signal, which anyone may send
+    } else if (thread->signal_wait && !thread->deadline && !HasLiveChildren(*thread->process)) {
+      // Waiting only for a signal, which anyone may send. With children alive, the wait is for
+      // their SIGCHLD (a shell's `wait`): the tree's own business.
+      outside = true;
     }
   }
   outside_verdict_ = outside;

@@ -1,11 +1,13 @@
 #include "supervisor/launcher.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,6 +20,15 @@
 
 namespace chess::supervisor {
 namespace {
+
+// Whether this process may install a seccomp filter without NO_NEW_PRIVS: it has CAP_SYS_ADMIN
+// (root in a container usually has not). One raw syscall: safe between fork and exec.
+bool HasSysAdmin() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)) != 0;
+}
 
 std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   std::vector<char*> pointers;
@@ -43,9 +54,9 @@ std::vector<char*> CStrings(const std::vector<std::string>& strings) {
   // Both survive exec and are inherited by every thread and child of the program.
   if (error == 0 && spec.fixed_addresses && personality(static_cast<unsigned long>(PER_LINUX) | ADDR_NO_RANDOMIZE) < 0) error = errno;
   if (error == 0 && spec.trap_timestamp_counter && prctl(PR_SET_TSC, PR_TSC_SIGSEGV) != 0) error = errno;
-  // Without CAP_SYS_ADMIN the kernel demands NO_NEW_PRIVS for a filter; as root we keep setuid
-  // programs working.
-  if (error == 0) error = seccomp::InstallFilter(*spec.filter, geteuid() != 0);
+  // Without CAP_SYS_ADMIN the kernel demands NO_NEW_PRIVS for a filter (also of root in a
+  // container); with it, setuid programs keep working.
+  if (error == 0) error = seccomp::InstallFilter(*spec.filter, !HasSysAdmin());
   if (error == 0) {
     execve(spec.path.c_str(), argv, envp);
     error = errno;

@@ -52,7 +52,7 @@ Disposition OutputEntry(SyscallContext& ctx) {
   const unsigned type = copy.FileType();
   if (type == S_IFREG || type == S_IFBLK || copy.Nonblocking()) return Disposition::Native();
   const int64_t nr = ctx.thread.call.nr;
-  if (type == S_IFIFO && (nr == SYS_write || nr == SYS_writev) && !ctx.services.IoPoints()) {
+  if (type == S_IFIFO && (nr == SYS_write || nr == SYS_writev) && !ctx.services.IoPointOn(ctx.thread.process->tgid, fd)) {
     // The common case of a pipeline: no need to go in pieces.
     const uint64_t count = nr == SYS_write ? ctx.Arg(2) : ~uint64_t{0};
     if (nr == SYS_write && SurelyFitsInPipe(copy, count)) return Disposition::Native();

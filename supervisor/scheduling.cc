@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "search/replay_strategy.h"
 #include "supervisor/backtrace.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
@@ -195,10 +196,12 @@ void Supervisor::ScheduleNext() {
       // every thread is parked, as it stands.
       Finish(verdict->outcome, verdict->message);
       result_->threads = BuildThreadReports(threads_, futexes_);
+      if (verdict->outcome == search::Outcome::kLivelock) result_->livelock_cycles = ExplainLivelock();
       return;
     }
     Thread* next = threads_.Find(picked);
     CHESS_CHECK(next != nullptr, "the strategy picked a thread that does not exist");
+    history_.Record(next->id.value, next->point, next->regs.Ip());
     if (!Schedulable(*next)) {
       CHESS_CHECK(std::find(timed.begin(), timed.end(), picked) != timed.end(),
                   "the strategy picked a thread that cannot run");
@@ -378,6 +381,25 @@ bool Supervisor::CheckTimeout() {
   Finish(search::Outcome::kTimeout, std::string("the execution ran longer than --execution-timeout (") + seconds + " s)");
   result_->threads = SnapshotThreads();
   return true;
+}
+
+std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
+  std::vector<RepeatedCycle> cycles;
+  for (const PointHistory::Cycle& cycle : history_.RepeatingCycles()) {
+    const Thread* thread = threads_.Find(search::ThreadId{cycle.thread});
+    if (thread == nullptr) continue;
+    RepeatedCycle repeated{cycle.thread, {}};
+    for (const PointHistory::Step& step : cycle.steps) {
+      std::string where = search::DescribePoint(step.point);
+      if (where.rfind("at ", 0) == 0 || where.rfind("in ", 0) == 0) where = where.substr(3);
+      // The address of a point is its syscall instruction: worth showing only where it names a
+      // function (not inside an unnamed part of libc or the shim's hypercall).
+      const StackFrame frame = SymbolizeAddress(thread->tid, step.pc);
+      repeated.steps.push_back(frame.function.empty() ? where : where + " at " + FormatFrame(frame));
+    }
+    cycles.push_back(std::move(repeated));
+  }
+  return cycles;
 }
 
 void Supervisor::FinishAsHang() {

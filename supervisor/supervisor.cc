@@ -81,6 +81,8 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     return failed;
   }
   root_pid_ = launched->pid;
+  history_.Clear();
+  if (options_.io_points) RememberStartingFiles();
   Process& root = threads_.AddProcess(root_pid_, threads_.NewAddressSpace());
   Thread& main_thread = threads_.AddThread(root_pid_, root);
   main_thread.state = ThreadState::kRunning;
@@ -643,6 +645,7 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kTime: return TimeHandler();
     case F::kRandom: return RandomHandler();
     case F::kTimer: return TimerHandler();
+    case F::kPublish: return PublishHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

@@ -21,6 +21,7 @@
 #include "supervisor/fd_probe.h"
 #include "supervisor/execution_result.h"
 #include "supervisor/futex_table.h"
+#include "supervisor/point_history.h"
 #include "supervisor/handler.h"
 #include "supervisor/isolation.h"
 #include "supervisor/launcher.h"
@@ -118,6 +119,12 @@ class Supervisor final : private HandlerServices {
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
   FdProbe& Fds() override { return fd_probe_; }
   bool IoPoints() override { return options_.io_points; }
+  bool IoPointOn(pid_t tgid, int fd) override;
+  // Remembers the files the root process starts with (io.cc): operations on them are never
+  // I/O points.
+  void RememberStartingFiles();
+  // Whether a child of `parent` is still alive (its exit would send SIGCHLD).
+  bool HasLiveChildren(const Process& parent) const;
   search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
   bool IpcVisible() override { return ipc_visible_; }
   void AdvanceTime(int64_t nanos) override;
@@ -299,6 +306,7 @@ class Supervisor final : private HandlerServices {
   bool signal_check_all_ = false;
   MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically
   pid_t root_pid_ = 0;
+  std::set<std::pair<uint64_t, uint64_t>> starting_files_;  // (st_dev, st_ino)
   int isolated_ = 0;
   bool ipc_visible_ = true;
   // Creates the namespaces, when asked for (a failure is an error only if they were required).
@@ -307,6 +315,9 @@ class Supervisor final : private HandlerServices {
   uint64_t points_ = 0;
   MonoNanos started_ = 0;
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks_;  // see backtrace_before
+  PointHistory history_;  // the last points run, to explain a livelock
+  // The cycle each thread of a livelock went round, from history_ (scheduling.cc).
+  std::vector<RepeatedCycle> ExplainLivelock();
 };
 
 }  // namespace chess::supervisor

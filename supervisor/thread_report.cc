@@ -19,14 +19,19 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
     if (thread->state == ThreadState::kBlocked && thread->deadline && !futexes.IsWaiting(thread->tid)) {
       report.state = "sleeping";
     }
-    if (thread->in_vfork) {
+    if (thread->point.op == search::OpKind::kInterrupted && !thread->at_seccomp_stop) {
+      // Stopped by the backstop between syscalls: its last call is long over.
+      report.resource = "interrupted by the backstop while it computed, in no syscall";
+    } else if (thread->in_vfork) {
       report.syscall = "vfork";
       report.call = "vfork()";
     } else if (thread->call.nr >= 0) {
       report.syscall = seccomp::SyscallName(thread->call.nr);
       report.call = FormatCall(thread->call, thread->tid);
     }
-    report.resource = thread->waits_on.empty() ? DescribeResource(*thread) : thread->waits_on;
+    if (report.resource.empty()) {
+      report.resource = thread->waits_on.empty() ? DescribeResource(*thread) : thread->waits_on;
+    }
     report.frames = CaptureBacktrace(thread->tid);
     reports.push_back(std::move(report));
   }

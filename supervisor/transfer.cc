@@ -151,7 +151,9 @@ void StartTransfer(SyscallContext& ctx, int fd) {
 }
 
 Disposition ContinueTransfer(SyscallContext& ctx, uint64_t resource, bool is_write) {
-  if (ctx.services.IoPoints()) return Disposition::Point(search::OpKind::kIo, resource, is_write);
+  if (ctx.services.IoPointOn(ctx.thread.process->tgid, ctx.thread.transfer->fd)) {
+    return Disposition::Point(search::OpKind::kIo, resource, is_write);
+  }
   return RunTransferPiece(ctx);
 }
 

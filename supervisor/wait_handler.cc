@@ -1,6 +1,8 @@
 // wait4 and waitid: a thread whose process has children, none of them exited, is disabled until
 // one exits; the kernel then runs the call, which reaps without blocking. Everything else (a
-// zombie to collect, no child at all, WNOHANG) the kernel answers at once.
+// zombie to collect, no child at all, WNOHANG) the kernel answers at once. With cross-process
+// points the call is a scheduling point first: whether the parent looks before or after a
+// child's exit is a choice of the search (a WNOHANG poll most of all).
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -25,7 +27,7 @@ Changes WantedChanges(bool is_wait4, uint64_t options) {
 
 namespace {
 
-Disposition WaitEntry(SyscallContext& ctx) {
+Disposition WaitForChildren(SyscallContext& ctx) {
   const bool is_wait4 = ctx.thread.call.nr == SYS_wait4;
   const uint64_t options = is_wait4 ? ctx.Arg(2) : ctx.Arg(3);
   if (options & WNOHANG) return Disposition::Native();
@@ -57,8 +59,13 @@ Disposition WaitEntry(SyscallContext& ctx) {
   return ctx.BlockUntil(std::nullopt, 0);
 }
 
+Disposition WaitEntry(SyscallContext& ctx) {
+  if (ctx.services.IoPoints()) return Disposition::Point(search::OpKind::kSyscall, 0, false);
+  return WaitForChildren(ctx);
+}
+
 }  // namespace
 
-FamilyHandler WaitHandler() { return {WaitEntry, NoDeferredOperation}; }
+FamilyHandler WaitHandler() { return {WaitEntry, WaitForChildren}; }
 
 }  // namespace chess::supervisor

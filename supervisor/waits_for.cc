@@ -62,7 +62,7 @@ class WaitsForBuilder {
       return edge;
     }
     if (futexes_.IsWaiting(thread.tid)) return FutexEdge(thread);
-    if (thread.signal_wait) return Edge{{}, "a signal (anyone may send one)"};
+    if (thread.signal_wait) return SignalEdge(thread);
     return std::nullopt;
   }
 
@@ -118,6 +118,20 @@ class WaitsForBuilder {
       words = "any of its children (pids " + PidList(named) + ") to exit";
     }
     return {ThreadsOf(children), words};
+  }
+
+  // A signal wait of a process with children alive waits for their SIGCHLD (a shell's `wait`).
+  Edge SignalEdge(const Thread& thread) const {
+    std::set<pid_t> children;
+    std::vector<pid_t> named;
+    for (const auto& [tgid, process] : threads_.Processes()) {
+      if (process->parent != thread.process->tgid || process->exit_code || process->exit_signal) continue;
+      children.insert(tgid);
+      named.push_back(process->program_pid);
+    }
+    if (children.empty()) return {{}, "a signal (anyone may send one)"};
+    return {ThreadsOf(children), "a signal: SIGCHLD from its child" + std::string(named.size() > 1 ? "ren" : "") +
+                                     " (pid " + PidList(named) + ")"};
   }
 
   Edge VforkEdge(const Thread& thread) const {

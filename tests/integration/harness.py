@@ -11,6 +11,8 @@
     harness.py CHESS_TRACE explore --outcome OUTCOME [--execution N] [--preemptions P] [--schedules N]
                                    [--signal SIG] [--function NAME]... [--option OPT]... [--twice] PROGRAM
     harness.py CHESS_TRACE explore-interrupt PROGRAM
+    harness.py CHESS_TRACE isolated-network [--port N | --host-holds-port] [--replays N] [--run-option OPT]...
+                                            PROGRAM
 
 Every run has a wall-clock bound, and every test leaves no process behind: the programs run in
 their own process group, which is killed on the way out.
@@ -22,6 +24,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -507,6 +510,52 @@ def record_replay(chess_trace, replays, rebuilt, program, input_lines=0, input_k
     print(f"ok: recorded (exit {code}) and reproduced {replays} times")
 
 
+def isolated_network(chess_trace, port, host_holds_port, replays, run_options, program):
+    """`run --isolate net`: the program (tests/programs/net_namespace_probe.c, given the port as
+    its last argument) talks to itself over TCP on 127.0.0.1 at `port`, and sees the loopback
+    interface alone, up. With `host_holds_port`, this process holds a listener on 127.0.0.1 at a
+    port the kernel picks, for the whole check: natively the program cannot bind it, in its own
+    network namespace it can. With `replays`, the run is recorded and each replay must reproduce
+    it, with the same output: the trace's isolation word brings the network namespace back."""
+    holder = None
+    if host_holds_port:
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        port = holder.getsockname()[1]
+    try:
+        command = program + [str(port)]
+        if holder is not None:
+            code, out, err = run(command)
+            if code == 0 or "Address already in use" not in err:
+                fail(f"natively, with 127.0.0.1:{port} held on the host, the program should fail to bind "
+                     f"(exit {code})\nstdout:\n{out}\nstderr:\n{err}")
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "run.trace")
+            recording = ["--trace", trace] if replays else []
+            code, out, err = run([chess_trace, "run"] + recording + list(run_options) + ["--"] + command)
+            if code != 0:
+                fail(f"chess-trace run {' '.join(run_options)} exited {code}\nstdout:\n{out}\nstderr:\n{err}")
+            interfaces = lines_with_prefix(out, "interface ")
+            if interfaces != ["interface lo up"] or "echoed 1 byte" not in out:
+                fail(f"expected a TCP echo over 127.0.0.1:{port} and the interface lo alone, up; the program "
+                     f"printed:\n{out}\nstderr:\n{err}")
+            for attempt in range(1, replays + 1):
+                rcode, rout, rerr = run([chess_trace, "replay", trace])
+                if rcode != 0 or "chess-trace: reproduced:" not in rerr:
+                    fail(f"replay {attempt}/{replays} did not reproduce the run (exit {rcode})\nstderr:\n{rerr}")
+                if rout != out:
+                    diff = "".join(difflib.unified_diff(out.splitlines(keepends=True), rout.splitlines(keepends=True),
+                                                        "stdout recorded", f"stdout of replay {attempt}"))
+                    fail(f"replay {attempt}/{replays} printed something else\n{diff}")
+    finally:
+        if holder is not None:
+            holder.close()
+    held = f", while the host held 127.0.0.1:{port}" if holder is not None else ""
+    replayed = f"; reproduced {replays} times" if replays else ""
+    print(f"ok: TCP over 127.0.0.1:{port} in a network namespace with lo alone, up{held}{replayed}")
+
+
 def replay_divergence(chess_trace, program, changed_arguments, expected_texts):
     """A trace replayed against a changed program must say where the replay left the recording."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -611,6 +660,19 @@ def stop_at(chess_trace, where, expected_state_texts, gdb_texts, refused, progra
     print(f"ok: stopped {where}, gdb -p {pids[0]}, ended on Ctrl-C")
 
 
+def compare_with_golden(golden, text, what):
+    """Fails with a diff unless `text` is the golden file's; CHESS_UPDATE_GOLDEN=1 rewrites it."""
+    if os.environ.get("CHESS_UPDATE_GOLDEN"):
+        with open(golden, "w") as f:
+            f.write(text)
+    with open(golden) as f:
+        expected = f.read()
+    if text != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
+                                            "golden", what))
+        fail(f"{what} differs from {golden} (CHESS_UPDATE_GOLDEN=1 rewrites it)\n{diff}")
+
+
 def show_golden(chess_trace, golden, program):
     """show of a recorded deadlock matches the golden timeline; its chrome output is valid
     trace-event JSON; its json output parses and holds every decision. CHESS_UPDATE_GOLDEN=1
@@ -628,15 +690,7 @@ def show_golden(chess_trace, golden, program):
     text = re.sub(r"tid \d+ outside its namespace", "tid N outside its namespace", text)
     # Code offsets change with every build of a library; the functions in a stack do not.
     text = re.sub(r"\+0x[0-9a-f]+", "+0x…", text)
-    if os.environ.get("CHESS_UPDATE_GOLDEN"):
-        with open(golden, "w") as f:
-            f.write(text)
-    with open(golden) as f:
-        expected = f.read()
-    if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(keepends=True), text.splitlines(keepends=True),
-                                            "golden", "show"))
-        fail(f"show differs from {golden} (CHESS_UPDATE_GOLDEN=1 rewrites it)\n{diff}")
+    compare_with_golden(golden, text, "show")
     events = json.loads(chrome)["traceEvents"]
     if not events or any("ph" not in e or "pid" not in e or "tid" not in e for e in events):
         fail("the chrome output is not trace-event JSON")
@@ -645,6 +699,26 @@ def show_golden(chess_trace, golden, program):
         fail(f"the json output lacks the outcome or the decisions: {record['outcome']}")
     print(f"ok: show matches {os.path.basename(golden)}, {len(events)} chrome events, "
           f"{len(record['decisions'])} decisions in json")
+
+
+def report_golden(chess_trace, golden, options, program):
+    """The text report of `explore OPTIONS -- PROGRAM` matches the golden file, once what
+    changes from run to run is masked: kernel inode numbers, host tids, code offsets, timings
+    and paths. CHESS_UPDATE_GOLDEN=1 rewrites the golden file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        code, _, err = run([chess_trace, "explore", "--out", tmp] + options + ["--"] + program)
+        if code != 1:
+            fail(f"expected explore to find a bug (exit 1), got {code}\n{err}")
+        text = err.replace(tmp, "OUT")
+    text = text.replace(os.path.dirname(program[-1]), "PROGRAMS")
+    text = re.sub(r"(pipe|socket):\[\d+\]", r"\1:[N]", text)
+    text = re.sub(r"tid \d+ outside its namespace", "tid N outside its namespace", text)
+    text = re.sub(r"\+0x[0-9a-f]+", "+0x…", text)
+    # Stack addresses move with the size of the environment (the golden update's variable too).
+    text = re.sub(r"0x7fff[0-9a-f]+", "0x7fff…", text)
+    text = re.sub(r"\d+ executions? in [0-9.]+ s \([0-9.]+/s\)", "EXECUTIONS in S", text)
+    compare_with_golden(golden, text, "the report")
+    print(f"ok: the report matches {os.path.basename(golden)}")
 
 
 def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name, functions, options, twice,
@@ -789,6 +863,10 @@ def main():
     p.add_argument("--gdb", action="append", default=[])
     p.add_argument("--refused", help="the replay must refuse --stop-at with this text (exit 125)")
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("report-golden")
+    p.add_argument("golden")
+    p.add_argument("--option", action="append", default=[])
+    p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("show-golden")
     p.add_argument("golden")
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -809,6 +887,13 @@ def main():
     p.add_argument("--found-by", help="the strategy the report must say found the bug")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("explore-interrupt")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("isolated-network")
+    p.add_argument("--port", type=int, default=0, help="the fixed port the program binds")
+    p.add_argument("--host-holds-port", action="store_true",
+                   help="hold a listener on 127.0.0.1 at a port the kernel picks, and give the program that port")
+    p.add_argument("--replays", type=int, default=0, help="record the run and replay it N times")
+    p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
     p.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.check == "same-as-native":
@@ -832,6 +917,8 @@ def main():
         replay_divergence(args.chess_trace, args.program, args.changed, args.expect)
     elif args.check == "damaged-traces":
         damaged_traces(args.chess_trace, args.program)
+    elif args.check == "report-golden":
+        report_golden(args.chess_trace, args.golden, args.option, args.program)
     elif args.check == "show-golden":
         show_golden(args.chess_trace, args.golden, args.program)
     elif args.check == "stop-at":
@@ -843,6 +930,11 @@ def main():
                 args.function, args.option, args.twice, args.found_by, args.program)
     elif args.check == "explore-interrupt":
         explore_interrupt(args.chess_trace, args.program)
+    elif args.check == "isolated-network":
+        if (args.port == 0) == (not args.host_holds_port):
+            parser.error("isolated-network: give --port N or --host-holds-port")
+        isolated_network(args.chess_trace, args.port, args.host_holds_port, args.replays, args.run_option,
+                         args.program)
     elif args.check == "no-survivors":
         no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
