@@ -21,6 +21,9 @@
 namespace chess::cli {
 namespace {
 
+// How long a replay of a recorded hang lets the program wait on the outside world.
+constexpr double kReplayHangWaitSeconds = 1;
+
 // replay's own exit status when the execution did not follow the recording.
 constexpr int kExitDiverged = 1;
 
@@ -158,6 +161,12 @@ int ReplayCommand(const ReplayOptions& options) {
   settings.isolation_required = trace->options.isolation != 0;
   if (trace->standard_input) settings.input = FromTrace(*trace->standard_input);
   settings.sync_points = SyncPointsOf(trace->options.sync_points, trace->options.io_points);
+  // A recorded hang ended when every thread had waited on the outside world for --external-wait,
+  // which the trace does not keep: the replay ends the same way once it waits like that again,
+  // instead of waiting forever.
+  if (trace->outcome && trace->outcome->outcome == search::Outcome::kHang) {
+    settings.external_wait_seconds = kReplayHangWaitSeconds;
+  }
   if (options.command.empty()) {
     // The executable as it was resolved when recorded (a relative one from the recorded working
     // directory, wherever the replay is started); argv stays exactly as recorded.
