@@ -57,8 +57,11 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
     summary.message = begun.error();
     return summary;
   }
-  supervisor::ExecutionResult result = cli::Execute(execution_, strategy);
+  // Its decisions are kept, so that one a Ctrl-C cuts short can still be saved as a trace.
+  search::RecordingStrategy recorder(strategy);
+  supervisor::ExecutionResult result = cli::Execute(execution_, recorder);
   const supervisor::CapturedOutput output = capture.End();
+  if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.outcome = Judge(result);
   summary.message = result.message;
   if (result.exec_errno) {

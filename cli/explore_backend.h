@@ -10,6 +10,7 @@
 
 #include "cli/execution.h"
 #include "search/explorer.h"
+#include "search/recording_strategy.h"
 #include "supervisor/output_capture.h"
 
 namespace chess::cli {
@@ -31,6 +32,13 @@ class SupervisorBackend final : public search::ExecutionBackend {
   const BugRun* RunOf(uint64_t execution) const;
   // The outcome as --expect-exit reads it.
   search::Outcome Judge(const supervisor::ExecutionResult& result) const;
+  // The execution a stop signal (Ctrl-C) cut short: its number and the decisions it had taken.
+  struct InterruptedRun {
+    uint64_t execution = 0;
+    std::vector<search::RecordedDecision> decisions;
+    std::string strategy;
+  };
+  const std::optional<InterruptedRun>& Interrupted() const { return interrupted_; }
   // Why executions cannot be run at all (the capture failed), if so.
   const std::string& SetupError() const { return setup_error_; }
 
@@ -42,6 +50,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
   std::map<uint64_t, BugRun> bug_runs_;
   std::optional<std::pair<uint64_t, BugRun>> latest_bug_run_;
   std::string setup_error_;
+  std::optional<InterruptedRun> interrupted_;
 };
 
 // What makes two failing executions the same bug: the outcome, the status or signal, and every

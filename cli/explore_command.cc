@@ -55,6 +55,8 @@ class Search {
   // Runs the bug's schedule once more, writing its trace and taking the stacks at its
   // preemptions; the trace is proof that the schedule reproduces the bug.
   void SaveTrace(ReportedBug& bug);
+  // The trace of the execution a Ctrl-C cut short, ending where it was stopped.
+  void SaveInterruptedTrace(SearchSummary& summary);
   void ShowProgress(const search::ExplorerProgress& progress);
   double Elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
@@ -115,6 +117,45 @@ void Search::SaveTrace(ReportedBug& bug) {
                         ", not as when it was found: the program does something chess-trace does not control "
                         "(see chess-trace run --check-determinism)";
   }
+}
+
+void Search::SaveInterruptedTrace(SearchSummary& summary) {
+  const auto& interrupted = backend_.Interrupted();
+  if (!interrupted || interrupted->decisions.empty()) return;
+  summary.interrupted_execution = interrupted->execution;
+  if (auto made = MakeOutDirectory(options_.out_dir); !made) {
+    summary.interrupted_trace_problem = made.error();
+    return;
+  }
+  const std::string path =
+      UniqueTracePath(options_.out_dir, settings_.command.front(), search::Outcome::kTimeout, interrupted->execution);
+  // One more execution on the way out: the signal that stopped the search must not stop it
+  // (another Ctrl-C still does).
+  supervisor::ForgetStopSignal();
+  search::ReplayStrategy replay(interrupted->decisions);
+  replay.EndWith({search::Outcome::kTimeout, "interrupted (Ctrl-C) after " +
+                                                 std::to_string(interrupted->decisions.size()) +
+                                                 " decisions: the trace ends where the search was stopped"});
+  const supervisor::SupervisorOptions saved = execution_.options;
+  TraceRecording recording(replay);
+  supervisor::OutputCapture capture;
+  if (auto opened = recording.Open(path, false, settings_, execution_); !opened) {
+    summary.interrupted_trace_problem = opened.error();
+  } else if (auto begun = capture.Begin(); !begun) {
+    summary.interrupted_trace_problem = begun.error();
+  } else {
+    uint64_t isolated = 0;
+    const supervisor::ExecutionResult result = cli::Execute(execution_, recording.Strategy(), &isolated);
+    capture.End();
+    if (result.stopped_by_signal != 0) {
+      summary.interrupted_trace_problem = "interrupted again while it was written";
+    } else if (auto finished = recording.Finish(result, settings_, isolated, interrupted->strategy); !finished) {
+      summary.interrupted_trace_problem = finished.error();
+    } else {
+      summary.interrupted_trace = path;
+    }
+  }
+  execution_.options = saved;
 }
 
 void Search::ShowProgress(const search::ExplorerProgress& p) {
@@ -179,6 +220,7 @@ int Search::Run() {
   summary.pct_depth = options_.pct_depth;
   summary.wall_seconds = Elapsed();
   summary.interrupted = supervisor::PendingStopSignal() != 0;
+  if (summary.interrupted) SaveInterruptedTrace(summary);
   summary.time_limited = time_limited_;
   summary.max_executions = options_.max_executions;
   summary.max_steps = options_.max_steps;

@@ -187,6 +187,13 @@ std::string ExploreTextReport(const SearchSummary& s) {
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
+  if (!s.interrupted_trace.empty()) {
+    out << "  the execution in progress (" << s.interrupted_execution << "), up to where it was stopped: "
+        << s.interrupted_trace << "\n";
+    out << "  replay it: " << ReplayCommand(s.interrupted_trace) << "\n";
+  } else if (!s.interrupted_trace_problem.empty()) {
+    out << "  note: the execution in progress was not saved: " << s.interrupted_trace_problem << "\n";
+  }
   out << "  " << searched;
   if (r.minimizing > 0) out << ", " << r.minimizing << " of them minimizing";
   out << "\n";
@@ -241,6 +248,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("exhausted").Bool(r.end == search::SearchEnd::kExhausted);
   json.EndObject();
   json.Key("stopped_by").String(StopWord(s));
+  json.Key("interrupted_trace").String(s.interrupted_trace);
   json.Key("step_limited").Int(static_cast<int64_t>(r.step_limited));
   json.Key("divergences").Int(static_cast<int64_t>(r.divergences));
   json.Key("minimizing").Int(static_cast<int64_t>(r.minimizing));

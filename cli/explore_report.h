@@ -27,6 +27,10 @@ struct SearchSummary {
   uint32_t pct_depth = 0;
   double wall_seconds = 0;
   bool interrupted = false;       // Ctrl-C
+  // The execution Ctrl-C cut short, saved as a trace that ends where it was stopped.
+  uint64_t interrupted_execution = 0;
+  std::string interrupted_trace;
+  std::string interrupted_trace_problem;
   bool time_limited = false;      // --time-limit
   uint64_t max_executions = 0;
   uint64_t max_steps = 0;

@@ -39,6 +39,8 @@ void InstallStopHandlers() {
 
 int PendingStopSignal() { return g_stop_signal; }
 
+void ForgetStopSignal() { g_stop_signal = 0; }
+
 EventWaiter::~EventWaiter() {
   if (started_) timer_delete(timer_);
 }

@@ -43,6 +43,9 @@ class EventWaiter {
 void InstallStopHandlers();
 // The stop signal received, or 0.
 int PendingStopSignal();
+// Forgets the pending stop signal, so that chess-trace can run one more execution on its way out
+// (the trace of the execution a Ctrl-C cut short); a new SIGINT stops that one too.
+void ForgetStopSignal();
 
 
 }  // namespace chess::supervisor

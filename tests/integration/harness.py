@@ -809,7 +809,14 @@ def explore_interrupt(chess_trace, program):
         left = survivors(marker)
         if left:
             fail(f"processes left behind: {left}")
-    print("ok: interrupted search reported and exited 130")
+        # The execution in progress is saved, up to where it was stopped, and replays.
+        trace = report["interrupted_trace"]
+        if not trace or not os.path.exists(trace) or trace not in err:
+            fail(f"the execution in progress was not saved as a trace ({trace!r}):\n{err}")
+        code, _, replayed = run([chess_trace, "replay", trace])
+        if "reproduced: timeout" not in replayed:
+            fail(f"the interrupted execution's trace does not replay (exit {code}):\n{replayed}")
+    print("ok: interrupted search reported, its execution in progress saved and replayed, exited 130")
 
 
 def main():
