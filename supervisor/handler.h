@@ -99,11 +99,11 @@ class HandlerServices {
   // Whether reads, writes and polls of pipes and sockets are scheduling points (a search wants
   // them; a single faithful run does not need to stop there).
   virtual bool IoPoints() = 0;
-  // Whether an operation on descriptor `fd` of process `tgid` is such a point: I/O points are
-  // on and the file is not one the tree was started with. Those — the terminal, the pipe to
-  // whoever started chess-trace, the captured output — have their other end outside, and
-  // whether they are pipes differs between a search and a replay.
-  virtual bool IoPointOn(pid_t tgid, int fd) = 0;
+  // Whether an operation on `file` (a copy of the program's descriptor) is such a point: I/O
+  // points are on and the file is not one the tree was started with. Those — the terminal, the
+  // pipe to whoever started chess-trace, the captured output — have their other end outside,
+  // and whether they are pipes differs between a search and a replay.
+  virtual bool IoPointOn(const FdCopy& file) = 0;
   // Ends the execution now with `outcome` (a limit the user set was exceeded).
   virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
   // How many more processes the tree may create, and the limit (--max-processes).
@@ -137,9 +137,13 @@ struct SyscallContext {
   // that is not ready leaves the thread disabled until the descriptors are, or `deadline`.
   Disposition WaitOnFds(IoWait wait, bool ready_now, std::optional<MonoNanos> deadline = std::nullopt,
                         int64_t timeout_result = 0, uint64_t resource = 0, bool is_write = false) {
+    // A read or a write holds the copy of its descriptor already; a poll's are made here.
     bool point = false;
-    if (services.IoPoints()) {
-      for (const FdInterest& interest : wait.fds) point = point || services.IoPointOn(thread.process->tgid, interest.fd);
+    for (const FdCopy& file : wait.held) point = point || services.IoPointOn(file);
+    if (wait.held.empty() && services.IoPoints()) {
+      for (const FdInterest& interest : wait.fds) {
+        point = point || services.IoPointOn(services.Fds().Copy(thread.process->tgid, interest.fd));
+      }
     }
     if (!point && ready_now) return Disposition::Native();
     thread.io_wait = std::move(wait);

@@ -47,7 +47,7 @@ Disposition InputEntry(SyscallContext& ctx) {
   if (copy.Nonblocking()) return Disposition::Native();
   if (type == S_IFSOCK && ctx.thread.call.nr == SYS_recvfrom && (flags & MSG_WAITALL)) {
     // All of it or nothing: the kernel would sleep between segments.
-    StartTransfer(ctx, fd);
+    StartTransfer(ctx, copy, fd);
     return ContinueTransfer(ctx, resource);
   }
   // A socket's own receive timeout becomes the wait's deadline: recv then fails with EAGAIN.

@@ -72,13 +72,6 @@ void Supervisor::FindReadyWaiters() {
   }
 }
 
-bool Supervisor::HasLiveChildren(const Process& parent) const {
-  for (const auto& [tgid, process] : threads_.Processes()) {
-    if (process->parent == parent.tgid && !process->exit_code && !process->exit_signal) return true;
-  }
-  return false;
-}
-
 void Supervisor::RememberStartingFiles() {
   starting_files_.clear();
   const std::string dir = "/proc/" + std::to_string(root_pid_) + "/fd";
@@ -92,10 +85,9 @@ void Supervisor::RememberStartingFiles() {
   closedir(fds);
 }
 
-bool Supervisor::IoPointOn(pid_t tgid, int fd) {
-  if (!options_.io_points) return false;
-  const FdCopy copy = fd_probe_.Copy(tgid, fd);
-  const auto identity = copy ? copy.Identity() : std::nullopt;
+bool Supervisor::IoPointOn(const FdCopy& file) {
+  if (!options_.io_points || !file) return false;
+  const auto identity = file.Identity();
   return identity && starting_files_.count(*identity) == 0;
 }
 
@@ -144,7 +136,8 @@ bool Supervisor::AnyWaiterOnOutside() {
     } else if (thread->waits_for_object) {
       outside = true;  // a semaphore or message queue: anyone with access may use it
       data = true;
-    } else if (thread->signal_wait && !thread->deadline && !HasLiveChildren(*thread->process)) {
+    } else if (thread->signal_wait && !thread->deadline &&
+               threads_.LiveChildren(thread->process->tgid).empty()) {
       // Waiting only for a signal, which anyone may send. With children alive, the wait is for
       // their SIGCHLD (a shell's `wait`): the tree's own business.
       outside = true;

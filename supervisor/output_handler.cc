@@ -52,7 +52,7 @@ Disposition OutputEntry(SyscallContext& ctx) {
   const unsigned type = copy.FileType();
   if (type == S_IFREG || type == S_IFBLK || copy.Nonblocking()) return Disposition::Native();
   const int64_t nr = ctx.thread.call.nr;
-  if (type == S_IFIFO && (nr == SYS_write || nr == SYS_writev) && !ctx.services.IoPointOn(ctx.thread.process->tgid, fd)) {
+  if (type == S_IFIFO && (nr == SYS_write || nr == SYS_writev) && !ctx.services.IoPointOn(copy)) {
     // The common case of a pipeline: no need to go in pieces.
     const uint64_t count = nr == SYS_write ? ctx.Arg(2) : ~uint64_t{0};
     if (nr == SYS_write && SurelyFitsInPipe(copy, count)) return Disposition::Native();
@@ -66,7 +66,7 @@ Disposition OutputEntry(SyscallContext& ctx) {
     wait.held.push_back(std::move(copy));
     return ctx.WaitOnFds(std::move(wait), ready, std::nullopt, 0, resource, true);
   }
-  StartTransfer(ctx, fd);
+  StartTransfer(ctx, copy, fd);
   return ContinueTransfer(ctx, resource, true);
 }
 

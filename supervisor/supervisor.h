@@ -119,12 +119,10 @@ class Supervisor final : private HandlerServices {
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
   FdProbe& Fds() override { return fd_probe_; }
   bool IoPoints() override { return options_.io_points; }
-  bool IoPointOn(pid_t tgid, int fd) override;
+  bool IoPointOn(const FdCopy& file) override;
   // Remembers the files the root process starts with (io.cc): operations on them are never
   // I/O points.
   void RememberStartingFiles();
-  // Whether a child of `parent` is still alive (its exit would send SIGCHLD).
-  bool HasLiveChildren(const Process& parent) const;
   search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
   bool IpcVisible() override { return ipc_visible_; }
   void AdvanceTime(int64_t nanos) override;

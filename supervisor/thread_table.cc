@@ -128,4 +128,12 @@ void ThreadTable::MarkDead(Thread& thread) {
   live_.erase(thread.id.value);
 }
 
+std::vector<const Process*> ThreadTable::LiveChildren(pid_t parent) const {
+  std::vector<const Process*> children;
+  for (const auto& [tgid, process] : processes_) {
+    if (process->parent == parent && !process->exit_code && !process->exit_signal) children.push_back(process.get());
+  }
+  return children;
+}
+
 }  // namespace chess::supervisor

@@ -166,6 +166,7 @@ struct Thread {
   struct Transfer {
     Registers original;           // as at the first entry: restored when the call returns
     int fd = -1;
+    bool io_point = false;        // each piece is a scheduling point (HandlerServices::IoPointOn)
     short events = 0;             // POLLOUT for a send, POLLIN for a receive
     uint64_t total = 0;           // bytes asked for
     uint64_t done = 0;            // bytes moved so far
@@ -231,6 +232,8 @@ class ThreadTable {
   const std::map<uint32_t, Thread*>& Live() const { return live_; }
   const std::map<uint32_t, std::unique_ptr<Thread>>& All() const { return by_id_; }
   const std::map<pid_t, std::unique_ptr<Process>>& Processes() const { return processes_; }
+  // The children of process `parent` (a tgid) that have not exited yet.
+  std::vector<const Process*> LiveChildren(pid_t parent) const;
   size_t ThreadsCreated() const { return next_id_; }
   uint64_t NewAddressSpace() { return ++address_spaces_; }
 

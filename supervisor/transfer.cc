@@ -131,13 +131,14 @@ bool ReentersTransfer(const Thread& thread) {
   return true;
 }
 
-void StartTransfer(SyscallContext& ctx, int fd) {
+void StartTransfer(SyscallContext& ctx, const FdCopy& file, int fd) {
   Thread& thread = ctx.thread;
   if (ReentersTransfer(thread)) return;
   if (thread.transfer) RestoreStatusFlags(*thread.transfer);
   Thread::Transfer& t = thread.transfer.emplace();
   t.original = thread.regs;
   t.fd = fd;
+  t.io_point = ctx.services.IoPointOn(file);
   t.events = thread.call.nr == SYS_recvfrom ? POLLIN : POLLOUT;
   for (int i = 0; i < 6; ++i) t.reentry_args[i] = thread.call.args[i];
   const Shape shape = ShapeOf(thread.call.nr).shape;
@@ -151,9 +152,7 @@ void StartTransfer(SyscallContext& ctx, int fd) {
 }
 
 Disposition ContinueTransfer(SyscallContext& ctx, uint64_t resource, bool is_write) {
-  if (ctx.services.IoPointOn(ctx.thread.process->tgid, ctx.thread.transfer->fd)) {
-    return Disposition::Point(search::OpKind::kIo, resource, is_write);
-  }
+  if (ctx.thread.transfer->io_point) return Disposition::Point(search::OpKind::kIo, resource, is_write);
   return RunTransferPiece(ctx);
 }
 

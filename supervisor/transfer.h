@@ -14,7 +14,7 @@ namespace chess::supervisor {
 
 // At a seccomp stop of write, writev, sendto, sendmsg or recvfrom(MSG_WAITALL) on a blocking
 // pipe or socket: starts a transfer, or recognises the re-entry of the one in progress.
-void StartTransfer(SyscallContext& ctx, int fd);
+void StartTransfer(SyscallContext& ctx, const FdCopy& file, int fd);
 
 // The deferred operation: waits until the descriptor is ready, then runs one piece that cannot
 // block, stopping at its syscall exit.

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "seccomp/hypercall_abi.h"
 #include "seccomp/syscall_table.h"
@@ -96,19 +97,25 @@ class WaitsForBuilder {
     return ids;
   }
 
+  // The live children of the thread's process (only pid `only`, when not 0): their tgids and
+  // the pids the program sees.
+  std::pair<std::set<pid_t>, std::vector<pid_t>> Children(const Thread& thread, pid_t only) const {
+    std::set<pid_t> tgids;
+    std::vector<pid_t> pids;
+    for (const Process* child : threads_.LiveChildren(thread.process->tgid)) {
+      if (only != 0 && child->program_pid != only) continue;
+      tgids.insert(child->tgid);
+      pids.push_back(child->program_pid);
+    }
+    return {tgids, pids};
+  }
+
   Edge ChildEdge(const Thread& thread) const {
     const TrappedCall& call = thread.call;
     pid_t only = 0;
     if (call.nr == SYS_wait4 && static_cast<pid_t>(call.args[0]) > 0) only = static_cast<pid_t>(call.args[0]);
     if (call.nr == SYS_waitid && call.args[0] == P_PID) only = static_cast<pid_t>(call.args[1]);
-    std::set<pid_t> children;
-    std::vector<pid_t> named;
-    for (const auto& [tgid, process] : threads_.Processes()) {
-      if (process->parent != thread.process->tgid || process->exit_code || process->exit_signal) continue;
-      if (only != 0 && process->program_pid != only) continue;
-      children.insert(tgid);
-      named.push_back(process->program_pid);
-    }
+    const auto [children, named] = Children(thread, only);
     std::string words;
     if (only != 0) {
       words = "its child pid " + std::to_string(only) + " to exit";
@@ -122,13 +129,7 @@ class WaitsForBuilder {
 
   // A signal wait of a process with children alive waits for their SIGCHLD (a shell's `wait`).
   Edge SignalEdge(const Thread& thread) const {
-    std::set<pid_t> children;
-    std::vector<pid_t> named;
-    for (const auto& [tgid, process] : threads_.Processes()) {
-      if (process->parent != thread.process->tgid || process->exit_code || process->exit_signal) continue;
-      children.insert(tgid);
-      named.push_back(process->program_pid);
-    }
+    const auto [children, named] = Children(thread, 0);
     if (children.empty()) return {{}, "a signal (anyone may send one)"};
     return {ThreadsOf(children), "a signal: SIGCHLD from its child" + std::string(named.size() > 1 ? "ren" : "") +
                                      " (pid " + PidList(named) + ")"};

@@ -38,7 +38,7 @@ class FakeServices final : public HandlerServices {
   void SettleSignalled(pid_t, bool, int) override {}
   FdProbe& Fds() override { return fds_; }
   bool IoPoints() override { return false; }
-  bool IoPointOn(pid_t, int) override { return false; }
+  bool IoPointOn(const FdCopy&) override { return false; }
   search::SeededRandom* Random() override { return nullptr; }
   bool IpcVisible() override { return true; }
   void AdvanceTime(int64_t) override {}
