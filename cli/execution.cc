@@ -160,6 +160,8 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   options.seed = settings.seed;
   options.isolation = supervisor::IsolationFromWord(settings.isolation);
   options.isolation_required = settings.isolation_required;
+  prepared.namespaces = std::make_unique<supervisor::IsolatedInit>();
+  options.shared_init = prepared.namespaces.get();
   // A private /tmp hides what is under it: the working directory, the program, the shim and
   // what the arguments name (a script given to `sh`, a data file) stay.
   std::vector<std::string> kept{settings.cwd, path.substr(0, path.rfind('/'))};

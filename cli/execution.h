@@ -60,6 +60,9 @@ struct PreparedExecution {
   supervisor::SupervisorOptions options;
   std::unique_ptr<seccomp::BpfProgram> filter;  // spec.filter points at it
   std::optional<supervisor::CapturedInput> input;  // given afresh to each execution
+  // The namespaces every execution runs in (options.shared_init points at it): a search's
+  // executions share one set instead of creating their own.
+  std::unique_ptr<supervisor::IsolatedInit> namespaces;
 };
 
 // Reads standard input whole (unless it is a terminal) into `settings.input`, so every execution

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,8 +25,21 @@ namespace chess::supervisor {
 namespace {
 
 constexpr size_t kInitStackSize = 256 * 1024;
-constexpr char kSpawn = 'S';
+// The stack a spawned program runs on until its execve: it shares the init's memory then.
+constexpr size_t kSpawnStackSize = 64 * 1024;
+constexpr char kSpawn = 'S';  // the spawned process's answer
+// A spawn request: this, or'ed with a mask of the standard descriptors (bit n: fd n) that come
+// with it after the go and error pipes. The program gets chess-trace's 0, 1 and 2 as they are at
+// each spawn (an execution's captured input and output), not as they were when the init began;
+// one closed there is closed for the program too.
+constexpr char kSpawnRequest = 0x40;
+constexpr size_t kMaxPassed = 5;
 constexpr char kMapsWritten = 'M';
+constexpr char kKill = 'K';   // kill every process but the init, and say when none is left
+constexpr char kEmpty = 'E';  // …none is
+constexpr char kBusy = 'B';   // …some would not go
+// How long the init waits for the namespace to empty after killing everything in it.
+constexpr int64_t kEmptyingNanos = 5'000'000'000;
 
 struct Flag {
   const char* name;
@@ -51,12 +65,29 @@ struct InitContext {
   IsolationSpec spec;
   std::function<void(int, int)> program;
   int socket = -1;  // the init's end
+  // The directories kept in a private /tmp, opened before the first tmpfs hid them: each
+  // execution's fresh /tmp binds them again.
+  std::vector<std::pair<std::string, int>> kept;
 };
+
+// One spawn: what the program's process needs until it runs the program.
+struct SpawnRequest {
+  InitContext* context;
+  const std::vector<int>* fds;  // go and error pipes, then the standard descriptors of `standard`
+  int standard;                 // the mask of kSpawnRequest
+  int children;                 // the init's signalfd, closed in the child
+};
+
+int64_t MonotonicNanos() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1'000'000'000 + now.tv_nsec;
+}
 
 // Sends one byte with descriptors (SCM_RIGHTS) or with our credentials (SCM_CREDENTIALS).
 bool SendMessage(int socket, char byte, const std::vector<int>& fds, bool credentials) {
   iovec data{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))] = {};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxPassed) + CMSG_SPACE(sizeof(ucred))] = {};
   msghdr message{};
   message.msg_iov = &data;
   message.msg_iovlen = 1;
@@ -94,7 +125,7 @@ bool SendMessage(int socket, char byte, const std::vector<int>& fds, bool creden
 // the kernel into our pid namespace) when credentials came.
 bool ReceiveMessage(int socket, char& byte, std::vector<int>& fds, pid_t* sender) {
   iovec data{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(ucred))] = {};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxPassed) + CMSG_SPACE(sizeof(ucred))] = {};
   msghdr message{};
   message.msg_iov = &data;
   message.msg_iovlen = 1;
@@ -129,23 +160,80 @@ bool MakeDirectories(const std::string& path) {
   }
 }
 
-// A fresh tmpfs on /tmp, with the directories of `kept` (under /tmp) bound back where they were.
-int MountPrivateTmp(const std::vector<std::string>& kept) {
-  std::vector<std::pair<std::string, int>> held;  // each kept directory, opened before it is hidden
+// Opens each directory of `kept` (under /tmp) before a tmpfs hides it.
+std::vector<std::pair<std::string, int>> HoldKeptDirectories(const std::vector<std::string>& kept) {
+  std::vector<std::pair<std::string, int>> held;
   for (const std::string& path : kept) {
     const int fd = open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) held.emplace_back(path, fd);
   }
-  int error = 0;
-  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) error = errno;
+  return held;
+}
+
+// A fresh tmpfs on /tmp (over the last one, which goes), with the `held` directories bound back
+// where they were. 0 or the errno.
+int MountPrivateTmp(const std::vector<std::pair<std::string, int>>& held, bool replace) {
+  // Detached, the old tmpfs and what the last execution left in it are freed once unused; every
+  // process of that execution is gone by now.
+  if (replace && umount2("/tmp", MNT_DETACH) != 0) return errno;
+  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) return errno;
   for (const auto& [path, fd] : held) {
     const std::string source = "/proc/self/fd/" + std::to_string(fd);
-    if (error == 0 && (!MakeDirectories(path) || mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)) {
-      error = errno;
+    if (!MakeDirectories(path) || mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+      return errno;
     }
-    close(fd);
   }
-  return error;
+  return 0;
+}
+
+// Runs in the process the init spawns, on its own stack in the init's memory (the init waits,
+// as for vfork, until it execs or dies): it takes fresh SysV IPC and UTS namespaces, so that
+// nothing an execution leaves there (a semaphore, a hostname, the counter SysV ids come from)
+// reaches the next, tells chess-trace its pid, and runs the program.
+int SpawnedMain(void* argument) {
+  const auto* request = static_cast<const SpawnRequest*>(argument);
+  InitContext* context = request->context;
+  close(request->children);
+  const std::vector<int>& fds = *request->fds;
+  size_t next = 2;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if ((request->standard & (1 << fd)) == 0) {
+      close(fd);
+    } else if (fds[next] == fd) {
+      fcntl(fd, F_SETFD, 0);  // received in its place: keep it across execve
+      ++next;
+    } else {
+      dup2(fds[next++], fd);
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  const int fresh = context->spec.namespaces & (CLONE_NEWIPC | CLONE_NEWUTS);
+  if (fresh != 0) (void)unshare(fresh);  // a copy of the init's: the same hostname, no IPC objects
+  SendMessage(context->socket, kSpawn, {}, true);  // our pid, as chess-trace sees it
+  close(context->socket);
+  context->program(fds[0], fds[1]);
+  _exit(127);
+}
+
+// Kills every process of the pid namespace but the init, reaping what comes back to it, until
+// none is left (traced ones are gone once chess-trace has reaped them too). False when some
+// are still there after kEmptyingNanos.
+bool KillEveryoneElse(int children) {
+  const int64_t give_up = MonotonicNanos() + kEmptyingNanos;
+  for (;;) {
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    // kill(-1) from pid 1 reaches every other process of the namespace, zombies included.
+    if (kill(-1, SIGKILL) != 0 && errno == ESRCH) return true;
+    if (MonotonicNanos() > give_up) return false;
+    pollfd watch{children, POLLIN, 0};
+    if (poll(&watch, 1, 1) > 0) {
+      signalfd_siginfo info;
+      (void)!read(children, &info, sizeof(info));
+    }
+  }
 }
 
 // Brings up `lo`, the only interface of a new network namespace (it starts down); 0 or the errno.
@@ -188,8 +276,10 @@ int InitMain(void* argument) {
       error = errno;
     }
     // A /tmp of the tree's own: what one execution leaves there (a socket, a lock file, a
-    // name mkstemp chose) is not seen by the next, nor by anyone else.
-    if (error == 0 && spec.private_tmp) error = MountPrivateTmp(spec.kept_in_tmp);
+    // name mkstemp chose) is not seen by the next (each spawn mounts a new one), nor by anyone
+    // else.
+    if (spec.private_tmp) context->kept = HoldKeptDirectories(spec.kept_in_tmp);
+    if (error == 0 && spec.private_tmp) error = MountPrivateTmp(context->kept, false);
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {
     report.step = SetupStep::kHostname;
@@ -210,6 +300,8 @@ int InitMain(void* argument) {
   sigaddset(&child_signal, SIGCHLD);
   sigprocmask(SIG_BLOCK, &child_signal, nullptr);
   const int children = signalfd(-1, &child_signal, SFD_CLOEXEC);
+  std::unique_ptr<char[]> spawn_stack(new char[kSpawnStackSize]);
+  uint64_t spawns = 0;
   for (;;) {
     pollfd watch[2] = {{socket, POLLIN, 0}, {children, POLLIN, 0}};
     if (poll(watch, 2, -1) < 0) continue;
@@ -223,7 +315,17 @@ int InitMain(void* argument) {
       char byte = 0;
       std::vector<int> fds;
       if (!ReceiveMessage(socket, byte, fds, nullptr)) _exit(0);  // chess-trace is gone
-      if (byte != kSpawn || fds.size() != 2) continue;
+      if (byte == kKill) {
+        SendMessage(socket, KillEveryoneElse(children) ? kEmpty : kBusy, {}, false);
+        continue;
+      }
+      if ((byte & ~7) != kSpawnRequest) continue;
+      const int standard = byte & 7;
+      if (fds.size() != 2 + static_cast<size_t>(__builtin_popcount(standard))) {
+        for (int fd : fds) close(fd);
+        SendMessage(socket, 0, {}, false);
+        continue;
+      }
       // Every execution's program is pid 2, whatever ran before it (all of that is reaped).
       if (spec.namespaces & CLONE_NEWPID) {
         const int last_pid = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
@@ -232,14 +334,15 @@ int InitMain(void* argument) {
           close(last_pid);
         }
       }
-      const pid_t child = fork();
-      if (child == 0) {
-        close(children);
-        sigprocmask(SIG_UNBLOCK, &child_signal, nullptr);
-        SendMessage(socket, kSpawn, {}, true);  // our pid, as chess-trace sees it
-        close(socket);
-        context->program(fds[0], fds[1]);
-        _exit(127);
+      // The first spawn has the /tmp the setup mounted; each later one gets a new one.
+      int error = 0;
+      if (spawns++ > 0 && spec.private_tmp) error = MountPrivateTmp(context->kept, true);
+      pid_t child = -1;
+      if (error == 0) {
+        // CLONE_VM and CLONE_VFORK, as posix_spawn does: no copy of the init's memory (it is a
+        // copy of chess-trace's), and the init waits until the program's execve.
+        SpawnRequest request{context, &fds, standard, children};
+        child = clone(SpawnedMain, spawn_stack.get() + kSpawnStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
       }
       for (int fd : fds) close(fd);
       if (child < 0) SendMessage(socket, 0, {}, false);
@@ -296,7 +399,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   }
   const int on = 1;
   setsockopt(sockets[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
-  InitContext context{spec, std::move(program), sockets[1]};
+  InitContext context{spec, std::move(program), sockets[1], {}};
   int flags = spec.namespaces;
   // Without root, a user namespace makes the others possible; the program keeps its own uid.
   if (geteuid() != 0) flags |= CLONE_NEWUSER;
@@ -348,7 +451,14 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
 }
 
 Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
-  if (!SendMessage(control_, kSpawn, {go_fd, error_fd}, false)) {
+  std::vector<int> fds{go_fd, error_fd};
+  char request = kSpawnRequest;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) < 0) continue;  // closed
+    request = static_cast<char>(request | (1 << fd));
+    fds.push_back(fd);
+  }
+  if (!SendMessage(control_, request, fds, false)) {
     return Error{std::string("cannot reach the namespace's init: ") + std::strerror(errno)};
   }
   char byte = 0;
@@ -358,6 +468,27 @@ Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
     return Error{"the namespace's init could not fork the program"};
   }
   return child;
+}
+
+bool IsolatedInit::Reusable() const {
+  return Started() && (namespaces_ & CLONE_NEWPID) != 0 && (namespaces_ & CLONE_NEWNET) == 0;
+}
+
+bool IsolatedInit::EmptyNamespace(const std::function<void()>& reap) {
+  if (!Reusable() || !SendMessage(control_, kKill, {}, false)) return false;
+  // A little longer than the init waits: it answers either way.
+  const int64_t give_up = MonotonicNanos() + kEmptyingNanos + 1'000'000'000;
+  for (;;) {
+    reap();
+    pollfd watch{control_, POLLIN, 0};
+    const int ready = poll(&watch, 1, 1);
+    if (ready > 0) {
+      char byte = 0;
+      std::vector<int> none;
+      return ReceiveMessage(control_, byte, none, nullptr) && byte == kEmpty;
+    }
+    if ((ready < 0 && errno != EINTR) || MonotonicNanos() > give_up) return false;
+  }
 }
 
 void IsolatedInit::Abandon() {

@@ -6,8 +6,10 @@
 // A network namespace has only loopback, which the init brings up: the tree's ports never
 // collide with the machine's or with another run's.
 //
-// The init forks each program on request, so one set of namespaces can serve many executions
-// (a search resets ns_last_pid between them instead of paying for new namespaces).
+// The init spawns each program on request, so one set of namespaces serves every execution of
+// a search: between executions it kills what is left, resets ns_last_pid and mounts a new
+// /tmp, and each program starts in fresh SysV IPC and UTS namespaces of its own. Creating and
+// tearing down namespaces cost more than the rest of a small program's execution.
 #pragma once
 
 #include <sys/types.h>
@@ -56,10 +58,19 @@ class IsolatedInit {
   Result<void> Start(const IsolationSpec& spec, std::function<void(int go_fd, int error_fd)> program);
   bool Started() const { return init_pid_ > 0; }
 
-  // Has the init fork a process that runs `program`; it first waits until `go_fd` (the read
-  // end of a pipe) gives a byte, and writes its errno to `error_fd` if it cannot execute.
-  // Returns its pid as chess-trace sees it.
+  // Has the init spawn a process that runs `program`, with chess-trace's standard descriptors
+  // as they are now; it first waits until `go_fd` (the read end of a pipe) gives a byte, and
+  // writes its errno to `error_fd` if it cannot execute. Returns its pid as chess-trace sees it.
   Result<pid_t> Spawn(int go_fd, int error_fd);
+
+  // Whether the next execution can use these namespaces again: they include a pid namespace
+  // (its init can tell when every process of an execution is gone) and no network namespace
+  // (its sockets' TIME_WAIT would outlive an execution).
+  bool Reusable() const;
+  // Has the init kill every other process of its namespace and waits until none is left,
+  // calling `reap` (which must reap the caller's tracees: a traced zombie is the tracer's to
+  // collect first) while it waits. False when the init could not empty it; Stop then.
+  bool EmptyNamespace(const std::function<void()>& reap);
 
   // Kills the init, and with it every process of the namespaces; the caller reaps them (the
   // init is its child, the others its tracees).

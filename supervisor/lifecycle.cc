@@ -323,21 +323,48 @@ void Supervisor::ReplayExitWakes(Thread& thread) {
   thread.robust_futexes.clear();
 }
 
+void Supervisor::ReapWaiting() {
+  while (auto event = ptrace::PollAny()) {
+    if (event->kind != ptrace::StopKind::kExited && event->kind != ptrace::StopKind::kKilled) {
+      ptrace::Resume(event->tid);
+    }
+  }
+}
+
 void Supervisor::KillTree() {
-  init_.Stop();  // the init of the tree's namespaces, and with it everything in them
+  const bool keep_init = init_->Reusable();
+  if (!keep_init) init_->Stop();  // the init of the tree's namespaces, and with it everything in them
+  std::set<pid_t> unreaped;
   for (const auto& [tgid, process] : threads_.Processes()) {
-    if (!process->exit_code && !process->exit_signal) kill(tgid, SIGKILL);
+    if (!process->exit_code && !process->exit_signal) {
+      kill(tgid, SIGKILL);
+      unreaped.insert(tgid);
+    }
   }
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
   // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
   const MonoNanos give_up = WallNow() + 5 * kNanosPerSecond;
+  if (keep_init) {
+    // The init stays, so waitpid never says there is nothing left: wait for the processes
+    // known to be alive (a blocking wait, which the tick interrupts), then have the init kill
+    // and wait out whatever else is in its namespace (a child forked as its parent was killed).
+    while (!unreaped.empty() && WallNow() < give_up) {
+      auto event = ptrace::WaitAny();
+      if (!event) continue;
+      if (event->kind == ptrace::StopKind::kExited || event->kind == ptrace::StopKind::kKilled) {
+        unreaped.erase(event->tid);
+      } else {
+        ptrace::Resume(event->tid);
+      }
+    }
+    if (init_->EmptyNamespace([this] { ReapWaiting(); })) return;
+    init_->Stop();  // it could not: these namespaces go, and the next execution gets new ones
+  }
   while (WallNow() < give_up) {
     errno = 0;
-    auto event = ptrace::PollAny();
+    auto event = ptrace::WaitAny();  // the tick interrupts it
     if (!event) {
       if (errno == ECHILD) return;  // nothing traced is left
-      const timespec pause{0, 1'000'000};
-      nanosleep(&pause, nullptr);
       continue;
     }
     if (event->kind != ptrace::StopKind::kExited && event->kind != ptrace::StopKind::kKilled) {

@@ -35,25 +35,31 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
   }
   if (options_.seed) random_.emplace(*options_.seed);
   if (options_.log != nullptr) log_ = options_.log;
+  if (options_.shared_init != nullptr) init_ = options_.shared_init;
 }
 
 Result<void> Supervisor::Isolate(const LaunchSpec& spec) {
   if (options_.isolation.namespaces == 0) return {};
-  if (auto started = init_.Start(options_.isolation, ProgramMain(spec)); !started) {
-    if (options_.isolation_required) return Error{started.error()};
-    Notice(started.error() + "; running without isolation (pids and the hostname are the machine's)");
-    return {};
+  if (!init_->Reusable()) {
+    init_->Stop();  // an earlier execution's, which cannot serve again
+    if (auto started = init_->Start(options_.isolation, ProgramMain(spec)); !started) {
+      if (options_.isolation_required) return Error{started.error()};
+      Notice(started.error() + "; running without isolation (pids and the hostname are the machine's)");
+      return {};
+    }
   }
-  isolated_ = init_.Namespaces();
+  isolated_ = init_->Namespaces();
   threads_.TranslateIds((isolated_ & CLONE_NEWPID) != 0);
-  // SysV IPC objects are the tree's now: chess-trace looks at them (semctl, msgctl) from there.
-  if (isolated_ & CLONE_NEWIPC) {
-    const std::string path = "/proc/" + std::to_string(init_.InitPid()) + "/ns/ipc";
-    const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    ipc_visible_ = ns >= 0 && setns(ns, CLONE_NEWIPC) == 0;  // without root, the kernel refuses
-    if (ns >= 0) close(ns);
-  }
   return {};
+}
+
+void Supervisor::EnterIpcNamespace() {
+  // SysV IPC objects are the tree's: chess-trace looks at them (semctl, msgctl) from there.
+  // Each program gets an IPC namespace of its own (see IsolatedInit).
+  const std::string path = "/proc/" + std::to_string(root_pid_) + "/ns/ipc";
+  const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ipc_visible_ = ns >= 0 && setns(ns, CLONE_NEWIPC) == 0;  // without root, the kernel refuses
+  if (ns >= 0) close(ns);
 }
 
 void Supervisor::AdvanceTime(int64_t nanos) {
@@ -74,13 +80,15 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     failed.message = isolated.error();
     return failed;
   }
-  auto launched = Launch(spec, init_.Started() ? &init_ : nullptr);
+  auto launched = Launch(spec, init_->Started() ? init_ : nullptr);
   if (!launched) {
+    init_->Stop();  // whatever went wrong, the next execution starts from new namespaces
     ExecutionResult failed;
     failed.message = launched.error();
     return failed;
   }
   root_pid_ = launched->pid;
+  if (isolated_ & CLONE_NEWIPC) EnterIpcNamespace();
   history_.Clear();
   if (options_.io_points) RememberStartingFiles();
   Process& root = threads_.AddProcess(root_pid_, threads_.NewAddressSpace());

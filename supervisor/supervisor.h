@@ -67,6 +67,10 @@ struct SupervisorOptions {
   // refuses them means a run without, and a notice.
   IsolationSpec isolation;
   bool isolation_required = false;
+  // The namespaces' init, kept from one execution to the next by whoever runs many (a search):
+  // started by the first execution that needs it, used again while it is Reusable(). Null:
+  // each execution has namespaces of its own.
+  IsolatedInit* shared_init = nullptr;
   // Where the execution's inputs from outside are recorded or replayed from (may be null).
   search::ExecutionLog* log = nullptr;
   // Sees every syscall's entry and, when the kernel runs it, its exit (--check-determinism; the
@@ -99,7 +103,7 @@ class Supervisor final : private HandlerServices {
   ExecutionResult Run(const LaunchSpec& spec);
   // Which namespaces the last run had (after Run).
   // The --isolate word the tree really got (CLONE_NEW* flags, kPrivateTmp).
-  uint64_t IsolatedNamespaces() const { return isolated_ | (init_.PrivateTmp() ? kPrivateTmp : 0); }
+  uint64_t IsolatedNamespaces() const { return isolated_ | (init_->PrivateTmp() ? kPrivateTmp : 0); }
 
  private:
   // HandlerServices.
@@ -268,7 +272,8 @@ class Supervisor final : private HandlerServices {
   search::ExecutionLog default_log_;
   search::ExecutionLog* log_ = &default_log_;
   EventWaiter waiter_;
-  IsolatedInit init_;
+  IsolatedInit own_init_;
+  IsolatedInit* init_ = &own_init_;  // options_.shared_init when there is one
   FdProbe fd_probe_;
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
   struct {
@@ -307,8 +312,13 @@ class Supervisor final : private HandlerServices {
   std::set<std::pair<uint64_t, uint64_t>> starting_files_;  // (st_dev, st_ino)
   int isolated_ = 0;
   bool ipc_visible_ = true;
-  // Creates the namespaces, when asked for (a failure is an error only if they were required).
+  // Creates the namespaces, when asked for and not there from an earlier execution (a failure
+  // is an error only if they were required).
   Result<void> Isolate(const LaunchSpec& spec);
+  // Enters the root's SysV IPC namespace, so that the supervisor sees the tree's objects.
+  void EnterIpcNamespace();
+  // Reaps every tracee event there is now, resuming stops (KillTree's work).
+  void ReapWaiting();
   std::optional<ExecutionResult> result_;
   uint64_t points_ = 0;
   MonoNanos started_ = 0;
