@@ -390,7 +390,18 @@ std::string IsolationName(uint64_t isolation) {
   return text.empty() ? "none" : text;
 }
 
-IsolatedInit::~IsolatedInit() { Stop(); }
+IsolatedInit::~IsolatedInit() {
+  // By now every tracee of the namespaces has been reaped (KillTree): the init goes at once, and
+  // is reaped here rather than left a zombie for as long as chess-trace lives.
+  const pid_t init = init_pid_;
+  Stop();
+  for (int i = 0; init > 0 && i < 1000; ++i) {
+    const pid_t reaped = waitpid(init, nullptr, __WALL | WNOHANG);
+    if (reaped != 0) break;  // reaped, or not ours to reap (an error)
+    const timespec pause{0, 1'000'000};
+    nanosleep(&pause, nullptr);
+  }
+}
 
 Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(int, int)> program) {
   int sockets[2];
