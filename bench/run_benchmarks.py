@@ -220,6 +220,25 @@ def explore_search(ct, out, options, program):
         return json.load(f), elapsed
 
 
+def start_floor_section(args, bench, counter, spawn):
+    """What starting an execution costs under ptrace, on the CPU chess-trace pins itself to: a
+    minimal tracer (bench/start_floor.c) that execs each execution, and the same tracer forking
+    each from a template stopped at its first clone3; with native spawning, pinned and not."""
+    cpu = str(max(os.sched_getaffinity(0)))
+    floor = os.path.join(bench, "bench_start_floor")
+    columns = {"native spawn + wait": [spawn, "300", counter],
+               f"native spawn + wait, on CPU {cpu} only": ["taskset", "-c", cpu, spawn, "300", counter],
+               "minimal tracer, exec per execution": [floor, "exec", "300", cpu, counter],
+               "minimal tracer, forked from a template": [floor, "fork", "300", cpu, counter]}
+    rates = {name: [] for name in columns}
+    for _ in range(args.rounds):
+        for name, command in columns.items():
+            rates[name].append(measure(command, "rate"))
+    print("\n### What starting an execution costs (executions per second)\n")
+    print("| " + " | ".join(columns) + " |\n|" + "---|" * len(columns))
+    print("| " + " | ".join(f"{statistics.median(r):,.1f}/s ({min(r):,.0f} – {max(r):,.0f})" for r in rates.values()) + " |")
+
+
 def explore_section(args, ct, bench, programs):
     """A search's executions per second on a small two-thread program, against the rate at which
     the same binary is spawned and waited for natively, interleaved round by round; then the
@@ -240,6 +259,7 @@ def explore_section(args, ct, bench, programs):
               f"({min(ratios):.2f} – {max(ratios):.2f}) |")
         best = statistics.median(ratios)
         print(f"\nTarget ≥ 0.5× the native rate — {best:.2f}: {'met' if best >= 0.5 else 'NOT met'}.")
+        start_floor_section(args, bench, counter, spawn)
 
         corpus = [("atomicity_buggy", []), ("abba_deadlock_buggy", []), ("lost_wakeup_buggy", []),
                   ("order_violation_buggy", []), ("use_after_free_buggy", []), ("two_preemptions_buggy", []),
