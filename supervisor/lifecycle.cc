@@ -348,9 +348,15 @@ void Supervisor::KillTree() {
     // The init stays, so waitpid never says there is nothing left: wait for the processes
     // known to be alive (a blocking wait, which the tick interrupts), then have the init kill
     // and wait out whatever else is in its namespace (a child forked as its parent was killed).
+    // A tree handed over for inspection is no longer traced: the init reaps it.
+    if (result_ && result_->handed_over) unreaped.clear();
     while (!unreaped.empty() && WallNow() < give_up) {
+      errno = 0;
       auto event = ptrace::WaitAny();
-      if (!event) continue;
+      if (!event) {
+        if (errno == ECHILD) break;
+        continue;
+      }
       if (event->kind == ptrace::StopKind::kExited || event->kind == ptrace::StopKind::kKilled) {
         unreaped.erase(event->tid);
       } else {
