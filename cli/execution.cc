@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/cpu_pinning.h"
@@ -163,19 +164,27 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   prepared.namespaces = std::make_unique<supervisor::IsolatedInit>();
   options.shared_init = prepared.namespaces.get();
   // A private /tmp hides what is under it: the working directory, the program, the shim and
-  // what the arguments name (a script given to `sh`, a data file) stay.
-  std::vector<std::string> kept{settings.cwd, path.substr(0, path.rfind('/'))};
-  if (shim) kept.push_back(shim->substr(0, shim->rfind('/')));
-  for (size_t i = 1; i < settings.command.size(); ++i) {
-    const std::string& argument = settings.command[i];
+  // what the arguments name (a script given to `sh`, a data file) stay. A file right in /tmp
+  // (`cc -o /tmp/t`) stays alone, bound in place: /tmp itself cannot stay without the rest.
+  const std::string cwd = settings.cwd.empty() ? CurrentDirectory() : settings.cwd;
+  std::vector<std::string> kept{cwd};
+  auto keep_what_names = [&](const std::string& name) {
+    std::string absolute = std::filesystem::path(name.empty() || name[0] == '/' ? name : cwd + "/" + name)
+                               .lexically_normal()
+                               .string();
+    if (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
     struct stat named{};
-    if (argument.rfind("/tmp/", 0) != 0 || stat(argument.c_str(), &named) != 0) continue;
-    kept.push_back(S_ISDIR(named.st_mode) ? argument : argument.substr(0, argument.rfind('/')));
-  }
-  for (const std::string& directory : kept) {
+    if (absolute.rfind("/tmp/", 0) != 0 || stat(absolute.c_str(), &named) != 0) return;
+    const std::string parent = absolute.substr(0, absolute.rfind('/'));
+    kept.push_back(S_ISDIR(named.st_mode) || parent == "/tmp" ? absolute : parent);
+  };
+  keep_what_names(path);
+  if (shim) keep_what_names(*shim);
+  for (size_t i = 1; i < settings.command.size(); ++i) keep_what_names(settings.command[i]);
+  for (const std::string& kept_path : kept) {
     const bool seen = std::find(options.isolation.kept_in_tmp.begin(), options.isolation.kept_in_tmp.end(),
-                                directory) != options.isolation.kept_in_tmp.end();
-    if (directory.rfind("/tmp/", 0) == 0 && !seen) options.isolation.kept_in_tmp.push_back(directory);
+                                kept_path) != options.isolation.kept_in_tmp.end();
+    if (kept_path.rfind("/tmp/", 0) == 0 && !seen) options.isolation.kept_in_tmp.push_back(kept_path);
   }
   options.notice = [&messages](const std::string& text) { messages.Say(text); };
   prepared.input = settings.input;

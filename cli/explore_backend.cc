@@ -1,5 +1,6 @@
 #include "cli/explore_backend.h"
 
+#include <cstring>
 #include <vector>
 
 namespace chess::cli {
@@ -66,7 +67,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   summary.message = result.message;
   if (result.exec_errno) {
     summary.outcome = search::Outcome::kError;
-    summary.message = "cannot execute " + execution_.spec.path;
+    summary.message = "cannot execute " + execution_.spec.path + ": " + std::strerror(*result.exec_errno);
   }
   if (!search::IsBug(summary.outcome)) return summary;
   summary.signature = BugSignature(result, summary.outcome);

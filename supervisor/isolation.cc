@@ -65,7 +65,7 @@ struct InitContext {
   IsolationSpec spec;
   std::function<void(int, int)> program;
   int socket = -1;  // the init's end
-  // The directories kept in a private /tmp, opened before the first tmpfs hid them: each
+  // The directories and files kept in a private /tmp, opened before the first tmpfs hid them: each
   // execution's fresh /tmp binds them again.
   std::vector<std::pair<std::string, int>> kept;
 };
@@ -160,14 +160,26 @@ bool MakeDirectories(const std::string& path) {
   }
 }
 
-// Opens each directory of `kept` (under /tmp) before a tmpfs hides it.
-std::vector<std::pair<std::string, int>> HoldKeptDirectories(const std::vector<std::string>& kept) {
+// Opens each directory or file of `kept` (under /tmp) before a tmpfs hides it.
+std::vector<std::pair<std::string, int>> HoldKept(const std::vector<std::string>& kept) {
   std::vector<std::pair<std::string, int>> held;
   for (const std::string& path : kept) {
-    const int fd = open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
     if (fd >= 0) held.emplace_back(path, fd);
   }
   return held;
+}
+
+// Makes the place a kept directory or file is bound onto in the new tmpfs.
+bool MakeMountPoint(const std::string& path, int held) {
+  struct stat kept{};
+  if (fstat(held, &kept) != 0) return false;
+  if (S_ISDIR(kept.st_mode)) return MakeDirectories(path);
+  if (!MakeDirectories(path.substr(0, path.rfind('/')))) return false;
+  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (file < 0) return false;
+  close(file);
+  return true;
 }
 
 // A fresh tmpfs on /tmp (over the last one, which goes), with the `held` directories bound back
@@ -179,7 +191,7 @@ int MountPrivateTmp(const std::vector<std::pair<std::string, int>>& held, bool r
   if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) return errno;
   for (const auto& [path, fd] : held) {
     const std::string source = "/proc/self/fd/" + std::to_string(fd);
-    if (!MakeDirectories(path) || mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
+    if (!MakeMountPoint(path, fd) || mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
       return errno;
     }
   }
@@ -278,7 +290,7 @@ int InitMain(void* argument) {
     // A /tmp of the tree's own: what one execution leaves there (a socket, a lock file, a
     // name mkstemp chose) is not seen by the next (each spawn mounts a new one), nor by anyone
     // else.
-    if (spec.private_tmp) context->kept = HoldKeptDirectories(spec.kept_in_tmp);
+    if (spec.private_tmp) context->kept = HoldKept(spec.kept_in_tmp);
     if (error == 0 && spec.private_tmp) error = MountPrivateTmp(context->kept, false);
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {

@@ -30,9 +30,9 @@ inline constexpr uint64_t kPrivateTmp = uint64_t{1} << 32;  // a fresh tmpfs on 
 struct IsolationSpec {
   int namespaces = 0;
   bool private_tmp = false;
-  // Directories under /tmp that stay visible in a private /tmp, bound to the same place (the
-  // working directory, the program's directory): a command started in /tmp/work still finds
-  // its files.
+  // Directories (or files right in /tmp) that stay visible in a private /tmp, bound to the
+  // same place (the working directory, the program's directory, /tmp/a.out itself): a command
+  // started in /tmp/work still finds its files.
   std::vector<std::string> kept_in_tmp;
   std::string hostname = "chess-trace";
 };

@@ -33,11 +33,12 @@ import time
 TIMEOUT = 60
 
 
-def run(command, timeout=TIMEOUT, stdin=subprocess.DEVNULL, input_bytes=None):
-    """Runs a command in its own process group; returns (exit code, stdout, stderr). Its stdin is
-    /dev/null, or `stdin` (a file), or a pipe that carries `input_bytes`."""
+def run(command, timeout=TIMEOUT, stdin=subprocess.DEVNULL, input_bytes=None, cwd=None):
+    """Runs a command in its own process group (in `cwd`, if given); returns (exit code, stdout,
+    stderr). Its stdin is /dev/null, or `stdin` (a file), or a pipe that carries `input_bytes`."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               stdin=subprocess.PIPE if input_bytes is not None else stdin, start_new_session=True)
+                               stdin=subprocess.PIPE if input_bytes is not None else stdin, start_new_session=True,
+                               cwd=cwd)
     try:
         out, err = process.communicate(input=input_bytes, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -782,6 +783,39 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
     print(f"ok: explore ended {outcome} after {found} executions")
 
 
+def program_in_tmp(chess_trace, program):
+    """A program built right in /tmp (`cc -o /tmp/t`), and a data file beside it, stay visible in
+    the private /tmp of every execution: named by absolute paths, and relative to a working
+    directory of /tmp itself. Nothing else of /tmp is, and nothing an execution leaves there."""
+    with tempfile.TemporaryDirectory() as out:
+        name = f"chess-trace-test-{os.getpid()}"
+        copy = os.path.join("/tmp", name)
+        data = copy + ".data"
+        stray = copy + ".stray"
+        try:
+            shutil.copy(program[0], copy)
+            for path in (data, stray):
+                with open(path, "w") as f:
+                    f.write("x\n")
+            script = (f"test -x ./{name} && test -f ./{name}.data || exit 3; "
+                      f"test -e ./{name}.stray && exit 4; test -e ./left && exit 5; touch ./left; exec ./{name}")
+            for command in ([copy, *program[1:]], [f"./{name}", *program[1:]],
+                            ["sh", "-c", script, "sh", f"./{name}", f"{name}.data"]):
+                report_path = os.path.join(out, "report.json")
+                code, _, err = run([chess_trace, "explore", "--quiet", "--max-executions", "5", "--out", out,
+                                    "--report", report_path, "--", *command], timeout=120, cwd="/tmp")
+                with open(report_path) as f:
+                    report = json.load(f)
+                if code != 0 or report["outcome"] != "none" or report["executions"] != 5:
+                    fail(f"{command}: exit {code}, outcome {report['outcome']} after {report['executions']} "
+                         f"executions, expected none after 5:\n{err}")
+        finally:
+            for path in (copy, data, stray):
+                if os.path.exists(path):
+                    os.unlink(path)
+    print("ok: a program and a data file right in /tmp stay visible in the private /tmp")
+
+
 def explore_interrupt(chess_trace, program):
     """Ctrl-C during a search prints the report so far and exits 130, leaving no process behind."""
     marker = unique_marker()
@@ -893,6 +927,8 @@ def main():
     p.add_argument("--twice", action="store_true", help="search twice: the same number of executions")
     p.add_argument("--found-by", help="the strategy the report must say found the bug")
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("program-in-tmp")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("explore-interrupt")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("isolated-network")
@@ -935,6 +971,8 @@ def main():
     elif args.check == "explore":
         explore(args.chess_trace, args.outcome, args.execution, args.preemptions, args.schedules, args.signal,
                 args.function, args.option, args.twice, args.found_by, args.program)
+    elif args.check == "program-in-tmp":
+        program_in_tmp(args.chess_trace, args.program)
     elif args.check == "explore-interrupt":
         explore_interrupt(args.chess_trace, args.program)
     elif args.check == "isolated-network":
