@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -198,6 +200,34 @@ int MountPrivateTmp(const std::vector<std::pair<std::string, int>>& held, bool r
   return 0;
 }
 
+// What shows whether anything of an execution is left in a private /tmp: the inodes and blocks
+// the tmpfs holds, and its root's times and owner. A file made anywhere in it takes an inode; one
+// made and removed again changes its directory's times, the root's too when it was made there
+// (in a directory the kept paths needed, it leaves nothing behind). Kept directories are
+// bound-in real ones, which no new tmpfs resets anyway.
+struct TmpState {
+  uint64_t inodes_used = 0;
+  uint64_t blocks_used = 0;
+  timespec modified{};
+  timespec changed{};
+  mode_t mode = 0;
+  uid_t owner = 0;
+  gid_t group = 0;
+
+  static std::optional<TmpState> Read() {
+    struct statfs fs{};
+    struct stat root{};
+    if (statfs("/tmp", &fs) != 0 || stat("/tmp", &root) != 0 || fs.f_files == 0) return std::nullopt;
+    return TmpState{fs.f_files - fs.f_ffree, fs.f_blocks - fs.f_bfree, root.st_mtim, root.st_ctim,
+                    root.st_mode, root.st_uid, root.st_gid};
+  }
+  bool operator==(const TmpState& other) const {
+    auto same = [](const timespec& a, const timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; };
+    return inodes_used == other.inodes_used && blocks_used == other.blocks_used && same(modified, other.modified) &&
+           same(changed, other.changed) && mode == other.mode && owner == other.owner && group == other.group;
+  }
+};
+
 // Runs in the process the init spawns, on its own stack in the init's memory (the init waits,
 // as for vfork, until it execs or dies): it takes fresh SysV IPC and UTS namespaces, so that
 // nothing an execution leaves there (a semaphore, a hostname, the counter SysV ids come from)
@@ -314,6 +344,7 @@ int InitMain(void* argument) {
   const int children = signalfd(-1, &child_signal, SFD_CLOEXEC);
   std::unique_ptr<char[]> spawn_stack(new char[kSpawnStackSize]);
   uint64_t spawns = 0;
+  std::optional<TmpState> fresh_tmp;  // the private /tmp as mounted, before any program ran
   for (;;) {
     pollfd watch[2] = {{socket, POLLIN, 0}, {children, POLLIN, 0}};
     if (poll(watch, 2, -1) < 0) continue;
@@ -346,9 +377,18 @@ int InitMain(void* argument) {
           close(last_pid);
         }
       }
-      // The first spawn has the /tmp the setup mounted; each later one gets a new one.
+      // The first spawn has the /tmp the setup mounted; each later one gets a new one, unless
+      // the last execution left that one as it found it (a new tmpfs costs over 100 µs).
       int error = 0;
-      if (spawns++ > 0 && spec.private_tmp) error = MountPrivateTmp(context->kept, true);
+      if (spec.private_tmp) {
+        if (spawns > 0 && (!fresh_tmp || TmpState::Read() != fresh_tmp)) {
+          error = MountPrivateTmp(context->kept, true);
+          fresh_tmp = TmpState::Read();
+        } else if (spawns == 0) {
+          fresh_tmp = TmpState::Read();
+        }
+      }
+      ++spawns;
       pid_t child = -1;
       if (error == 0) {
         // CLONE_VM and CLONE_VFORK, as posix_spawn does: no copy of the init's memory (it is a

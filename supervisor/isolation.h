@@ -8,7 +8,7 @@
 //
 // The init spawns each program on request, so one set of namespaces serves every execution of
 // a search: between executions it kills what is left, resets ns_last_pid and mounts a new
-// /tmp, and each program starts in fresh SysV IPC and UTS namespaces of its own. Creating and
+// /tmp (when the last execution changed it), and each program starts in fresh SysV IPC and UTS namespaces of its own. Creating and
 // tearing down namespaces cost more than the rest of a small program's execution.
 #pragma once
 
