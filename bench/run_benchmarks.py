@@ -254,7 +254,7 @@ def explore_section(args, ct, bench, programs):
             ratios.append(searched[-1] / native[-1])
         print("\n### Search speed (executions per second)\n")
         print("| program | native spawn + wait | `explore` | ratio explore / native |\n|---|---|---|---|")
-        print(f"| two threads, 3 lock/unlock each (300 executions) | {statistics.median(native):,.1f}/s "
+        print(f"| two threads, 3 lock/unlock each ({report['executions']} executions) | {statistics.median(native):,.1f}/s "
               f"| {statistics.median(searched):,.1f}/s | {statistics.median(ratios):.2f} "
               f"({min(ratios):.2f} – {max(ratios):.2f}) |")
         best = statistics.median(ratios)
