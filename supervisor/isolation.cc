@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -201,32 +202,64 @@ int MountPrivateTmp(const std::vector<std::pair<std::string, int>>& held, bool r
 }
 
 // What shows whether anything of an execution is left in a private /tmp: the inodes and blocks
-// the tmpfs holds, and its root's times and owner. A file made anywhere in it takes an inode; one
-// made and removed again changes its directory's times, the root's too when it was made there
-// (in a directory the kept paths needed, it leaves nothing behind). Kept directories are
-// bound-in real ones, which no new tmpfs resets anyway.
+// the tmpfs holds, and the times, mode and owner of its root and of the directories the kept
+// paths needed. A file made anywhere in it takes an inode; a rename or a chmod changes a
+// directory's times. (tmpfs takes them from a coarse clock: a file made and removed within a
+// tick of the mount leaves the times as they were, and nothing else behind.) Kept directories
+// are bound-in real ones, which no new tmpfs resets anyway.
 struct TmpState {
+  struct Directory {
+    timespec modified{};
+    timespec changed{};
+    mode_t mode = 0;
+    uid_t owner = 0;
+    gid_t group = 0;
+
+    bool operator==(const Directory& other) const {
+      auto same = [](const timespec& a, const timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; };
+      return same(modified, other.modified) && same(changed, other.changed) && mode == other.mode &&
+             owner == other.owner && group == other.group;
+    }
+  };
   uint64_t inodes_used = 0;
   uint64_t blocks_used = 0;
-  timespec modified{};
-  timespec changed{};
-  mode_t mode = 0;
-  uid_t owner = 0;
-  gid_t group = 0;
+  std::vector<Directory> directories;  // /tmp, then the directories the kept paths needed
 
-  static std::optional<TmpState> Read() {
+  // `made`: the directories MakeMountPoint created in the tmpfs (a chmod there takes no inode).
+  static std::optional<TmpState> Read(const std::vector<std::string>& made) {
     struct statfs fs{};
-    struct stat root{};
-    if (statfs("/tmp", &fs) != 0 || stat("/tmp", &root) != 0 || fs.f_files == 0) return std::nullopt;
-    return TmpState{fs.f_files - fs.f_ffree, fs.f_blocks - fs.f_bfree, root.st_mtim, root.st_ctim,
-                    root.st_mode, root.st_uid, root.st_gid};
+    if (statfs("/tmp", &fs) != 0 || fs.f_files == 0) return std::nullopt;
+    TmpState state{fs.f_files - fs.f_ffree, fs.f_blocks - fs.f_bfree, {}};
+    auto look = [&state](const char* path) {
+      struct stat directory{};
+      if (stat(path, &directory) != 0) return false;
+      state.directories.push_back(
+          {directory.st_mtim, directory.st_ctim, directory.st_mode, directory.st_uid, directory.st_gid});
+      return true;
+    };
+    if (!look("/tmp")) return std::nullopt;
+    for (const std::string& path : made) {
+      if (!look(path.c_str())) return std::nullopt;
+    }
+    return state;
   }
   bool operator==(const TmpState& other) const {
-    auto same = [](const timespec& a, const timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; };
-    return inodes_used == other.inodes_used && blocks_used == other.blocks_used && same(modified, other.modified) &&
-           same(changed, other.changed) && mode == other.mode && owner == other.owner && group == other.group;
+    return inodes_used == other.inodes_used && blocks_used == other.blocks_used && directories == other.directories;
   }
 };
+
+// The directories strictly between /tmp and each kept path: the tmpfs's own, made to hold the
+// kept paths' mount points.
+std::vector<std::string> DirectoriesMadeFor(const std::vector<std::pair<std::string, int>>& kept) {
+  std::vector<std::string> made;
+  for (const auto& [path, fd] : kept) {
+    for (size_t slash = path.find('/', 5); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+      const std::string directory = path.substr(0, slash);
+      if (std::find(made.begin(), made.end(), directory) == made.end()) made.push_back(directory);
+    }
+  }
+  return made;
+}
 
 // Runs in the process the init spawns, on its own stack in the init's memory (the init waits,
 // as for vfork, until it execs or dies): it takes fresh SysV IPC and UTS namespaces, so that
@@ -236,18 +269,6 @@ int SpawnedMain(void* argument) {
   const auto* request = static_cast<const SpawnRequest*>(argument);
   InitContext* context = request->context;
   close(request->children);
-  const std::vector<int>& fds = *request->fds;
-  size_t next = 2;
-  for (int fd = 0; fd <= 2; ++fd) {
-    if ((request->standard & (1 << fd)) == 0) {
-      close(fd);
-    } else if (fds[next] == fd) {
-      fcntl(fd, F_SETFD, 0);  // received in its place: keep it across execve
-      ++next;
-    } else {
-      dup2(fds[next++], fd);
-    }
-  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -255,7 +276,20 @@ int SpawnedMain(void* argument) {
   if (fresh != 0) (void)unshare(fresh);  // a copy of the init's: the same hostname, no IPC objects
   SendMessage(context->socket, kSpawn, {}, true);  // our pid, as chess-trace sees it
   close(context->socket);
-  context->program(fds[0], fds[1]);
+  // The received descriptors may sit on 0, 1 or 2 (when the init has them closed): above 2
+  // first, then the standard ones are set from them.
+  const std::vector<int>& received = *request->fds;
+  int moved[kMaxPassed];
+  for (size_t i = 0; i < received.size(); ++i) moved[i] = fcntl(received[i], F_DUPFD_CLOEXEC, 3);
+  size_t next = 2;
+  for (int fd = 0; fd <= 2; ++fd) {
+    if ((request->standard & (1 << fd)) == 0) {
+      close(fd);
+    } else {
+      dup2(moved[next++], fd);  // without close-on-exec: the program has it
+    }
+  }
+  context->program(moved[0], moved[1]);
   _exit(127);
 }
 
@@ -345,6 +379,7 @@ int InitMain(void* argument) {
   std::unique_ptr<char[]> spawn_stack(new char[kSpawnStackSize]);
   uint64_t spawns = 0;
   std::optional<TmpState> fresh_tmp;  // the private /tmp as mounted, before any program ran
+  const std::vector<std::string> made = DirectoriesMadeFor(context->kept);
   for (;;) {
     pollfd watch[2] = {{socket, POLLIN, 0}, {children, POLLIN, 0}};
     if (poll(watch, 2, -1) < 0) continue;
@@ -381,11 +416,11 @@ int InitMain(void* argument) {
       // the last execution left that one as it found it (a new tmpfs costs over 100 µs).
       int error = 0;
       if (spec.private_tmp) {
-        if (spawns > 0 && (!fresh_tmp || TmpState::Read() != fresh_tmp)) {
+        if (spawns > 0 && (!fresh_tmp || TmpState::Read(made) != fresh_tmp)) {
           error = MountPrivateTmp(context->kept, true);
-          fresh_tmp = TmpState::Read();
+          fresh_tmp = TmpState::Read(made);
         } else if (spawns == 0) {
-          fresh_tmp = TmpState::Read();
+          fresh_tmp = TmpState::Read(made);
         }
       }
       ++spawns;
@@ -517,12 +552,25 @@ Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
   std::vector<int> fds{go_fd, error_fd};
   char request = kSpawnRequest;
   for (int fd = 0; fd <= 2; ++fd) {
-    if (fcntl(fd, F_GETFD) < 0) continue;  // closed
+    // Closed, or one of chess-trace's own descriptors that took the free number (close-on-exec,
+    // as all of them are): closed for the program too.
+    const int flags = fcntl(fd, F_GETFD);
+    if (flags < 0 || (flags & FD_CLOEXEC) != 0) continue;
     request = static_cast<char>(request | (1 << fd));
     fds.push_back(fd);
   }
   if (!SendMessage(control_, request, fds, false)) {
     return Error{std::string("cannot reach the namespace's init: ") + std::strerror(errno)};
+  }
+  // Bounded: an init that cannot answer (stuck, or gone) must not hang chess-trace.
+  const int64_t give_up = MonotonicNanos() + kEmptyingNanos;
+  for (;;) {
+    pollfd watch{control_, POLLIN, 0};
+    const int ready = poll(&watch, 1, 100);
+    if (ready > 0) break;
+    if ((ready < 0 && errno != EINTR) || MonotonicNanos() > give_up) {
+      return Error{"the namespace's init did not answer a spawn request"};
+    }
   }
   char byte = 0;
   std::vector<int> none;

@@ -343,7 +343,7 @@ void Supervisor::KillTree() {
   }
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
   // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
-  const MonoNanos give_up = WallNow() + 5 * kNanosPerSecond;
+  MonoNanos give_up = WallNow() + 5 * kNanosPerSecond;
   if (keep_init) {
     // The init stays, so waitpid never says there is nothing left: wait for the processes
     // known to be alive (a blocking wait, which the tick interrupts), then have the init kill
@@ -365,6 +365,7 @@ void Supervisor::KillTree() {
     }
     if (init_->EmptyNamespace([this] { ReapWaiting(); })) return;
     init_->Stop();  // it could not: these namespaces go, and the next execution gets new ones
+    give_up = WallNow() + 5 * kNanosPerSecond;  // to reap what is left, the init too
   }
   while (WallNow() < give_up) {
     errno = 0;
