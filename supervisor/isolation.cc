@@ -31,6 +31,7 @@ constexpr size_t kInitStackSize = 256 * 1024;
 // The stack a spawned program runs on until its execve: it shares the init's memory then.
 constexpr size_t kSpawnStackSize = 64 * 1024;
 constexpr char kSpawn = 'S';  // the spawned process's answer
+constexpr char kUnshareFailed = 'U';  // …when it could not take fresh IPC and UTS namespaces
 // A spawn request: this, or'ed with a mask of the standard descriptors (bit n: fd n) that come
 // with it after the go and error pipes. The program gets chess-trace's 0, 1 and 2 as they are at
 // each spawn (an execution's captured input and output), not as they were when the init began;
@@ -273,7 +274,12 @@ int SpawnedMain(void* argument) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   const int fresh = context->spec.namespaces & (CLONE_NEWIPC | CLONE_NEWUTS);
-  if (fresh != 0) (void)unshare(fresh);  // a copy of the init's: the same hostname, no IPC objects
+  // A copy of the init's: the same hostname, no IPC objects. Without them the executions would
+  // share what they leave there: then no program runs (a namespace limit reached, say).
+  if (fresh != 0 && unshare(fresh) != 0) {
+    SendMessage(context->socket, kUnshareFailed, {}, false);
+    _exit(126);
+  }
   SendMessage(context->socket, kSpawn, {}, true);  // our pid, as chess-trace sees it
   close(context->socket);
   // The received descriptors may sit on 0, 1 or 2 (when the init has them closed): above 2
@@ -575,9 +581,12 @@ Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
   char byte = 0;
   std::vector<int> none;
   pid_t child = 0;
-  if (!ReceiveMessage(control_, byte, none, &child) || byte != kSpawn || child <= 0) {
-    return Error{"the namespace's init could not fork the program"};
+  if (!ReceiveMessage(control_, byte, none, &child)) return Error{"the namespace's init could not fork the program"};
+  if (byte == kUnshareFailed) {
+    return Error{"the program could not get SysV IPC and UTS namespaces of its own (unshare failed: a limit in "
+                 "/proc/sys/user/max_ipc_namespaces or max_uts_namespaces?)"};
   }
+  if (byte != kSpawn || child <= 0) return Error{"the namespace's init could not fork the program"};
   return child;
 }
 
