@@ -63,6 +63,9 @@ struct PreparedExecution {
   // The namespaces every execution runs in (options.shared_init points at it): a search's
   // executions share one set instead of creating their own.
   std::unique_ptr<supervisor::IsolatedInit> namespaces;
+  // Where a search's executions are forked from (options.fork_server points at it); null: each
+  // starts by execve. Declared after `namespaces`, so its template is killed before them.
+  std::unique_ptr<supervisor::ForkServer> fork_server;
 };
 
 // Reads standard input whole (unless it is a terminal) into `settings.input`, so every execution

@@ -52,16 +52,20 @@ search::Outcome SupervisorBackend::Judge(const supervisor::ExecutionResult& resu
 search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) {
   ++executions_;
   search::ExecutionSummary summary;
-  supervisor::OutputCapture capture;
-  if (auto begun = capture.Begin(); !begun) {
-    setup_error_ = begun.error();
-    summary.message = begun.error();
-    return summary;
+  // One capture for the whole search: executions forked from a template write to the files
+  // the template has.
+  if (!capture_.Active()) {
+    if (auto begun = capture_.Begin(); !begun) {
+      setup_error_ = begun.error();
+      summary.message = begun.error();
+      return summary;
+    }
   }
   // Its decisions are kept, so that one a Ctrl-C cuts short can still be saved as a trace.
   search::RecordingStrategy recorder(strategy);
   supervisor::ExecutionResult result = cli::Execute(execution_, recorder);
-  const supervisor::CapturedOutput output = capture.End();
+  const supervisor::CapturedOutput output = capture_.Take();
+  if (result.forked) ++forked_;
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.outcome = Judge(result);
   summary.message = result.message;

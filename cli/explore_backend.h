@@ -39,18 +39,26 @@ class SupervisorBackend final : public search::ExecutionBackend {
     std::string strategy;
   };
   const std::optional<InterruptedRun>& Interrupted() const { return interrupted_; }
+  // How many executions were forked from a fork server's template.
+  uint64_t Forked() const { return forked_; }
   // Why executions cannot be run at all (the capture failed), if so.
   const std::string& SetupError() const { return setup_error_; }
+  // Gives chess-trace its stdout and stderr back (the search is over).
+  void EndCapture() {
+    if (capture_.Active()) (void)capture_.End(0);
+  }
 
  private:
   PreparedExecution& execution_;
   int expect_exit_;
   uint64_t executions_ = 0;
+  uint64_t forked_ = 0;
   std::map<std::string, uint64_t> signatures_;
   std::map<uint64_t, BugRun> bug_runs_;
   std::optional<std::pair<uint64_t, BugRun>> latest_bug_run_;
   std::string setup_error_;
   std::optional<InterruptedRun> interrupted_;
+  supervisor::OutputCapture capture_;
 };
 
 // What makes two failing executions the same bug: the outcome, the status or signal, and every

@@ -210,6 +210,7 @@ int Search::Run() {
   };
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
+  backend_.EndCapture();
   messages_.ClearLive();
 
   SearchSummary summary;
@@ -219,6 +220,9 @@ int Search::Run() {
   summary.seed = settings_.seed;
   summary.pct_depth = options_.pct_depth;
   summary.wall_seconds = Elapsed();
+  summary.fork_server = execution_.fork_server != nullptr;
+  summary.forked = backend_.Forked();
+  if (execution_.fork_server) summary.fork_server_unused = execution_.fork_server->Unused();
   summary.interrupted = supervisor::PendingStopSignal() != 0;
   if (summary.interrupted) SaveInterruptedTrace(summary);
   summary.time_limited = time_limited_;
@@ -288,6 +292,11 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
   explore->add_flag("!--no-minimize", options.minimize,
                     "Report a bug found by pct or random as it was found, without searching for the "
                     "schedule with the fewest preemptions that fails the same way");
+  explore->add_flag("!--no-fork-server", options.fork_server,
+                    "Start every execution by execve. By default the first execution leaves a copy of "
+                    "the program stopped at its first thread creation (when nothing before it would "
+                    "differ in a copy: no open files but 0-2, no shared memory, no signals), and "
+                    "the others are forked from it, skipping the loader and start-up");
   explore->add_option("--max-executions", options.max_executions, "Stop after N executions")
       ->type_name("N")
       ->check(CLI::PositiveNumber)
@@ -344,6 +353,10 @@ int ExploreCommand(const ExploreOptions& options) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
   execution.options.slice_yields = false;
+  if (options.fork_server) {
+    execution.fork_server = std::make_unique<supervisor::ForkServer>();
+    execution.options.fork_server = execution.fork_server.get();
+  }
   execution.options.execution_timeout =
       std::chrono::nanoseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1e9));
   supervisor::InstallStopHandlers();

@@ -20,6 +20,7 @@ struct ExploreOptions {
   uint32_t pct_depth = 3;
   bool state_cache = true;
   bool minimize = true;
+  bool fork_server = true;
   uint64_t max_executions = 100'000;
   std::optional<double> time_limit_seconds;
   double execution_timeout_seconds = 60;

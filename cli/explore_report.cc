@@ -259,6 +259,16 @@ std::string ExploreJsonReport(const SearchSummary& s) {
     json.Null();
   }
   json.Key("wall_seconds").Double(s.wall_seconds);
+  json.Key("fork_server").BeginObject();
+  json.Key("enabled").Bool(s.fork_server);
+  json.Key("forked").Int(static_cast<int64_t>(s.forked));
+  json.Key("unused_because");
+  if (s.fork_server_unused.empty()) {
+    json.Null();
+  } else {
+    json.String(s.fork_server_unused);
+  }
+  json.EndObject();
   json.Key("bugs").BeginArray();
   for (const ReportedBug& bug : s.bugs) {
     json.BeginObject();

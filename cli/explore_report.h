@@ -35,6 +35,11 @@ struct SearchSummary {
   uint64_t max_executions = 0;
   uint64_t max_steps = 0;
   std::string error;              // the search could not go on
+  // The fork server: whether it was on, how many executions it started, and why it started
+  // none (or stopped), when so.
+  bool fork_server = false;
+  uint64_t forked = 0;
+  std::string fork_server_unused;
 };
 
 // "BUG: deadlock in execution 7 with 1 preemption" and the rest, or "no bug: …".

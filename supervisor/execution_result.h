@@ -67,6 +67,7 @@ struct ExecutionResult {
   std::string message;           // what went wrong, for kError and for hangs
   std::optional<int> exec_errno;  // the program could not be executed
   int stopped_by_signal = 0;     // SIGINT/SIGTERM/SIGHUP to chess-trace ended the run
+  bool forked = false;           // started from a fork server's template, not by execve
   bool handed_over = false;      // stopped where asked (SupervisorOptions::stop_at) and handed over
   // The stacks SupervisorOptions::backtrace_before asked for, by decision: the thread that ran
   // before each of those decisions, where it stopped.

@@ -17,6 +17,13 @@ FdCopy& FdCopy::operator=(FdCopy&& other) noexcept {
   return *this;
 }
 
+FdCopy::FdCopy(const FdCopy& other) : fd_(other.fd_ >= 0 ? fcntl(other.fd_, F_DUPFD_CLOEXEC, 3) : -1) {}
+
+FdCopy& FdCopy::operator=(const FdCopy& other) {
+  if (this != &other) *this = FdCopy(other);
+  return *this;
+}
+
 FdCopy::~FdCopy() {
   if (fd_ >= 0) close(fd_);
 }

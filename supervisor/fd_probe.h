@@ -20,8 +20,9 @@ class FdCopy {
   explicit FdCopy(int fd) : fd_(fd) {}
   FdCopy(FdCopy&& other) noexcept : fd_(other.Release()) {}
   FdCopy& operator=(FdCopy&& other) noexcept;
-  FdCopy(const FdCopy&) = delete;
-  FdCopy& operator=(const FdCopy&) = delete;
+  // A copy holds the same open file again (a descriptor of its own).
+  FdCopy(const FdCopy& other);
+  FdCopy& operator=(const FdCopy& other);
   ~FdCopy();
 
   explicit operator bool() const { return fd_ >= 0; }

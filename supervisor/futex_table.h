@@ -51,6 +51,7 @@ class FutexTable {
 
   // Drops every queue entry of a thread (woken through another key of a waitv, timed out, dead).
   void Remove(pid_t tid);
+  bool Empty() const { return queues_.empty(); }
   bool IsWaiting(pid_t tid) const { return keys_of_.count(tid) != 0; }
   // The key a thread waits on (its first one, for reports).
   std::optional<FutexKey> KeyOf(pid_t tid) const;

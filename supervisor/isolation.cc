@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +43,17 @@ constexpr char kMapsWritten = 'M';
 constexpr char kKill = 'K';   // kill every process but the init, and say when none is left
 constexpr char kEmpty = 'E';  // …none is
 constexpr char kBusy = 'B';   // …some would not go
+// A fork server's template (supervisor/fork_server.h) is about to be forked from the program:
+// it gets the pid kTemplatePid, out of the way of the pids an execution uses, and is spared
+// when the namespace is emptied. Answered kEmpty, or kBusy when /tmp is no longer as mounted
+// (a template made then would expect what the next execution's /tmp will not have).
+constexpr char kTemplateBegin = 'T';
+constexpr char kTemplateMade = 'P';    // …it was: pids go on where they were
+constexpr char kTemplateGone = 'X';    // …it was killed: spare it no longer
+constexpr pid_t kTemplatePid = 1000;
+// Requests to the init must not look like a spawn request ('@' to 'G').
+static_assert((kKill & ~7) != kSpawnRequest && (kTemplateBegin & ~7) != kSpawnRequest &&
+              (kTemplateMade & ~7) != kSpawnRequest && (kTemplateGone & ~7) != kSpawnRequest);
 // How long the init waits for the namespace to empty after killing everything in it.
 constexpr int64_t kEmptyingNanos = 5'000'000'000;
 
@@ -299,16 +311,32 @@ int SpawnedMain(void* argument) {
   _exit(127);
 }
 
-// Kills every process of the pid namespace but the init, reaping what comes back to it, until
-// none is left (traced ones are gone once chess-trace has reaped them too). False when some
-// are still there after kEmptyingNanos.
-bool KillEveryoneElse(int children) {
+// Kills every process of the pid namespace but the init (and `spare`, a fork server's
+// template, when there is one), reaping what comes back to it, until none is left (traced ones
+// are gone once chess-trace has reaped them too). False when some are still there after
+// kEmptyingNanos.
+bool KillEveryoneElse(int children, pid_t spare) {
   const int64_t give_up = MonotonicNanos() + kEmptyingNanos;
   for (;;) {
     while (waitpid(-1, nullptr, WNOHANG) > 0) {
     }
-    // kill(-1) from pid 1 reaches every other process of the namespace, zombies included.
-    if (kill(-1, SIGKILL) != 0 && errno == ESRCH) return true;
+    if (spare == 0) {
+      // kill(-1) from pid 1 reaches every other process of the namespace, zombies included.
+      if (kill(-1, SIGKILL) != 0 && errno == ESRCH) return true;
+    } else {
+      // The namespace's /proc lists its processes, zombies included.
+      DIR* proc = opendir("/proc");
+      if (proc == nullptr) return false;
+      bool any = false;
+      while (const dirent* entry = readdir(proc)) {
+        const pid_t pid = static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10));
+        if (pid <= 1 || pid == spare) continue;
+        kill(pid, SIGKILL);
+        any = true;
+      }
+      closedir(proc);
+      if (!any) return true;
+    }
     if (MonotonicNanos() > give_up) return false;
     pollfd watch{children, POLLIN, 0};
     if (poll(&watch, 1, 1) > 0) {
@@ -316,6 +344,19 @@ bool KillEveryoneElse(int children) {
       (void)!read(children, &info, sizeof(info));
     }
   }
+}
+
+// Sets the namespace's last pid (the next process gets the one after); the value before.
+int SetLastPid(int value) {
+  int before = -1;
+  const int fd = open("/proc/sys/kernel/ns_last_pid", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return before;
+  char text[16] = {};
+  if (read(fd, text, sizeof(text) - 1) > 0) before = static_cast<int>(std::strtol(text, nullptr, 10));
+  const std::string next = std::to_string(value);
+  (void)!pwrite(fd, next.data(), next.size(), 0);
+  close(fd);
+  return before;
 }
 
 // Brings up `lo`, the only interface of a new network namespace (it starts down); 0 or the errno.
@@ -386,6 +427,24 @@ int InitMain(void* argument) {
   uint64_t spawns = 0;
   std::optional<TmpState> fresh_tmp;  // the private /tmp as mounted, before any program ran
   const std::vector<std::string> made = DirectoriesMadeFor(context->kept);
+  pid_t spare = 0;  // a fork server's template
+  int pids_before_template = -1;
+  // What each execution's program starts with: it is pid 2, whatever ran before it (all of
+  // that is reaped), and the first has the /tmp the setup mounted; each later one gets a new
+  // one, unless the last execution left that one as it found it (a new tmpfs costs over
+  // 100 µs). 0 or the errno.
+  auto prepare_for_program = [&]() {
+    if (spec.namespaces & CLONE_NEWPID) SetLastPid(1);
+    if (!spec.private_tmp) return 0;
+    int error = 0;
+    if (spawns > 0 && (!fresh_tmp || TmpState::Read(made) != fresh_tmp)) {
+      error = MountPrivateTmp(context->kept, true);
+      fresh_tmp = TmpState::Read(made);
+    } else if (spawns == 0) {
+      fresh_tmp = TmpState::Read(made);
+    }
+    return error;
+  };
   for (;;) {
     pollfd watch[2] = {{socket, POLLIN, 0}, {children, POLLIN, 0}};
     if (poll(watch, 2, -1) < 0) continue;
@@ -400,7 +459,30 @@ int InitMain(void* argument) {
       std::vector<int> fds;
       if (!ReceiveMessage(socket, byte, fds, nullptr)) _exit(0);  // chess-trace is gone
       if (byte == kKill) {
-        SendMessage(socket, KillEveryoneElse(children) ? kEmpty : kBusy, {}, false);
+        bool emptied = KillEveryoneElse(children, spare);
+        // The next execution is forked from the template, without a spawn request: the world
+        // is made ready for it now.
+        if (emptied && spare != 0) emptied = prepare_for_program() == 0;
+        SendMessage(socket, emptied ? kEmpty : kBusy, {}, false);
+        continue;
+      }
+      if (byte == kTemplateBegin) {
+        const bool pristine = !spec.private_tmp || (fresh_tmp && TmpState::Read(made) == fresh_tmp);
+        if (pristine) {
+          pids_before_template = SetLastPid(kTemplatePid - 1);
+          spare = kTemplatePid;
+        }
+        SendMessage(socket, pristine ? kEmpty : kBusy, {}, false);
+        continue;
+      }
+      if (byte == kTemplateMade) {
+        if (pids_before_template >= 0) SetLastPid(pids_before_template);
+        SendMessage(socket, kEmpty, {}, false);
+        continue;
+      }
+      if (byte == kTemplateGone) {
+        spare = 0;
+        SendMessage(socket, kEmpty, {}, false);
         continue;
       }
       if ((byte & ~7) != kSpawnRequest) continue;
@@ -410,25 +492,7 @@ int InitMain(void* argument) {
         SendMessage(socket, 0, {}, false);
         continue;
       }
-      // Every execution's program is pid 2, whatever ran before it (all of that is reaped).
-      if (spec.namespaces & CLONE_NEWPID) {
-        const int last_pid = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
-        if (last_pid >= 0) {
-          (void)!write(last_pid, "1", 1);
-          close(last_pid);
-        }
-      }
-      // The first spawn has the /tmp the setup mounted; each later one gets a new one, unless
-      // the last execution left that one as it found it (a new tmpfs costs over 100 µs).
-      int error = 0;
-      if (spec.private_tmp) {
-        if (spawns > 0 && (!fresh_tmp || TmpState::Read(made) != fresh_tmp)) {
-          error = MountPrivateTmp(context->kept, true);
-          fresh_tmp = TmpState::Read(made);
-        } else if (spawns == 0) {
-          fresh_tmp = TmpState::Read(made);
-        }
-      }
+      const int error = prepare_for_program();
       ++spawns;
       pid_t child = -1;
       if (error == 0) {
@@ -518,6 +582,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
                  std::strerror(error)};
   }
   init_pid_ = init;
+  ++generation_;
   control_ = sockets[0];
   namespaces_ = spec.namespaces;
   private_tmp_ = spec.private_tmp;
@@ -595,13 +660,17 @@ bool IsolatedInit::Reusable() const {
 }
 
 bool IsolatedInit::EmptyNamespace(const std::function<void()>& reap) {
-  if (!Reusable() || !SendMessage(control_, kKill, {}, false)) return false;
   // A little longer than the init waits: it answers either way.
-  const int64_t give_up = MonotonicNanos() + kEmptyingNanos + 1'000'000'000;
+  return Reusable() && Ask(kKill, kEmptyingNanos + 1'000'000'000, reap);
+}
+
+bool IsolatedInit::Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile) {
+  if (!Started() || !SendMessage(control_, request, {}, false)) return false;
+  const int64_t give_up = MonotonicNanos() + wait_nanos;
   for (;;) {
-    reap();
+    if (meanwhile) meanwhile();
     pollfd watch{control_, POLLIN, 0};
-    const int ready = poll(&watch, 1, 1);
+    const int ready = poll(&watch, 1, meanwhile ? 1 : 100);
     if (ready > 0) {
       char byte = 0;
       std::vector<int> none;
@@ -610,6 +679,12 @@ bool IsolatedInit::EmptyNamespace(const std::function<void()>& reap) {
     if ((ready < 0 && errno != EINTR) || MonotonicNanos() > give_up) return false;
   }
 }
+
+bool IsolatedInit::BeginTemplate() { return Reusable() && (namespaces_ & CLONE_NEWNS) != 0 && Ask(kTemplateBegin, 5'000'000'000, {}); }
+
+void IsolatedInit::TemplateMade() { (void)Ask(kTemplateMade, 5'000'000'000, {}); }
+
+void IsolatedInit::TemplateGone() { (void)Ask(kTemplateGone, 5'000'000'000, {}); }
 
 void IsolatedInit::Abandon() {
   const pid_t init = init_pid_;

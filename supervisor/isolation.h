@@ -76,17 +76,33 @@ class IsolatedInit {
   // init is its child, the others its tracees).
   void Stop();
 
+  // A fork server's template (supervisor/fork_server.h) is about to be forked from the program:
+  // it gets a pid out of the way of an execution's, and EmptyNamespace spares it. False when it
+  // must not be made: the private /tmp is no longer as it was mounted, or the init is gone.
+  bool BeginTemplate();
+  // …it was made (or not): the next pids are the ones they would have been without it.
+  void TemplateMade();
+  // …it was killed: EmptyNamespace spares it no longer.
+  void TemplateGone();
+  // Which set of namespaces this is: a new number each Start, so that what lives in one (a
+  // template) can tell when it is gone.
+  uint64_t Generation() const { return generation_; }
+
   pid_t InitPid() const { return init_pid_; }
   int Namespaces() const { return namespaces_; }
   bool PrivateTmp() const { return private_tmp_; }
 
  private:
   void Abandon();  // a failed start: stop and reap the init
+  // Sends a one-byte request and waits at most `wait_nanos` for the init's answer, calling
+  // `meanwhile` (if any) as it waits: whether the answer was kEmpty.
+  bool Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile);
 
   pid_t init_pid_ = 0;
   int namespaces_ = 0;
   bool private_tmp_ = false;
   int control_ = -1;  // supervisor's end of a socket pair to the init
+  uint64_t generation_ = 0;
 };
 
 }  // namespace chess::supervisor

@@ -82,6 +82,7 @@ void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal) {
 }
 
 void Supervisor::OnGroupStop(Thread& thread) {
+  PrefixNotForkable();
   ptrace::Listen(thread.tid);
   if (running_ == &thread) {
     running_ = nullptr;

@@ -65,4 +65,16 @@ CapturedOutput OutputCapture::End(size_t limit) {
   return output;
 }
 
+CapturedOutput OutputCapture::Take(size_t limit) {
+  CapturedOutput output;
+  for (int stream = 0; stream < 2; ++stream) {
+    if (files_[stream] < 0) continue;
+    (stream == 0 ? output.out : output.err) = ReadAll(files_[stream], limit);
+    // fd 1 or 2 is the same open file: its offset goes back to the start too.
+    (void)!ftruncate(files_[stream], 0);
+    lseek(files_[stream], 0, SEEK_SET);
+  }
+  return output;
+}
+
 }  // namespace chess::supervisor

@@ -30,6 +30,11 @@ class OutputCapture {
   Result<void> Begin();
   // Puts fds 1 and 2 back and returns what was written (at most `limit` bytes of each).
   CapturedOutput End(size_t limit = size_t{64} << 20);
+  // Returns what was written and empties the files, which stay fds 1 and 2: one capture serves
+  // every execution of a search (its executions forked from a template write to the files the
+  // template has).
+  CapturedOutput Take(size_t limit = size_t{64} << 20);
+  bool Active() const { return files_[0] >= 0 || files_[1] >= 0; }
 
  private:
   int saved_[2] = {-1, -1};

@@ -2,12 +2,12 @@
 
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <cerrno>
 
 namespace chess::supervisor::ptrace {
 namespace {
-
 
 long Call(__ptrace_request request, pid_t tid, void* addr, void* data) {
   return ::ptrace(request, tid, addr, data);
@@ -114,6 +114,18 @@ std::optional<WaitEvent> WaitFor(pid_t tid) {
   } while (got < 0 && errno == EINTR);
   if (got <= 0) return std::nullopt;
   return Classify(got, status);
+}
+
+std::optional<WaitEvent> WaitFor(pid_t tid, int64_t give_up) {
+  int status = 0;
+  for (;;) {
+    const pid_t got = waitpid(tid, &status, __WALL);
+    if (got > 0) return Classify(got, status);
+    if (errno != EINTR) return std::nullopt;
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec * 1'000'000'000LL + now.tv_nsec > give_up) return std::nullopt;
+  }
 }
 
 }  // namespace chess::supervisor::ptrace

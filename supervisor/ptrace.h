@@ -63,5 +63,8 @@ std::optional<WaitEvent> WaitAny();
 std::optional<WaitEvent> PollAny();
 // Blocks until `tid` changes state (it must be about to: a new thread's first stop, a death).
 std::optional<WaitEvent> WaitFor(pid_t tid);
+// The same, giving up at `give_up` (CLOCK_MONOTONIC nanoseconds), which is looked at whenever a
+// signal (the supervisor's tick) interrupts the wait.
+std::optional<WaitEvent> WaitFor(pid_t tid, int64_t give_up);
 
 }  // namespace chess::supervisor::ptrace

@@ -80,26 +80,45 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     failed.message = isolated.error();
     return failed;
   }
-  auto launched = Launch(spec, init_->Started() ? init_ : nullptr);
-  if (!launched) {
-    init_->Stop();  // whatever went wrong, the next execution starts from new namespaces
-    ExecutionResult failed;
-    failed.message = launched.error();
-    return failed;
+  // Forked from the template when there is one, else started by execve.
+  std::optional<ForkServer::Forked> forked;
+  if (ForkServerUsable() && options_.fork_server->Ready(*init_)) {
+    if (auto fork = options_.fork_server->Fork()) forked = *fork;
   }
-  root_pid_ = launched->pid;
+  LaunchedProgram launched;
+  if (forked) {
+    launched.pid = forked->pid;
+  } else {
+    auto started_program = Launch(spec, init_->Started() ? init_ : nullptr);
+    if (!started_program) {
+      init_->Stop();  // whatever went wrong, the next execution starts from new namespaces
+      ExecutionResult failed;
+      failed.message = started_program.error();
+      return failed;
+    }
+    launched = *started_program;
+  }
+  root_pid_ = launched.pid;
   if (isolated_ & CLONE_NEWIPC) EnterIpcNamespace();
   history_.Clear();
-  if (options_.io_points) RememberStartingFiles();
-  Process& root = threads_.AddProcess(root_pid_, threads_.NewAddressSpace());
-  Thread& main_thread = threads_.AddThread(root_pid_, root);
-  main_thread.state = ThreadState::kRunning;
-  main_thread.point = {main_thread.id, search::OpKind::kThreadStart};
-  log_->ThreadStarted(main_thread.id, root.program_pid, main_thread.program_tid);
-  running_ = &main_thread;
-  switched_in_ = last_progress_ = WallNow();
-  strategy_.BeginExecution();
+  Thread* main_thread = nullptr;
   InvariantContext::Set(&threads_);
+  if (forked) {
+    if (AdoptForked(*forked, main_thread)) ptrace::Resume(root_pid_);
+  } else {
+    if (options_.io_points) RememberStartingFiles();
+    Process& root = threads_.AddProcess(root_pid_, threads_.NewAddressSpace());
+    main_thread = &threads_.AddThread(root_pid_, root);
+    main_thread->state = ThreadState::kRunning;
+    main_thread->point = {main_thread->id, search::OpKind::kThreadStart};
+    // The first execution that can leaves a template for the next ones: the strategy's calls
+    // up to the template point are kept.
+    strategy_.Tape(ForkServerUsable() && !options_.fork_server->Tried());
+    strategy_.BeginExecution();
+  }
+  log_->ThreadStarted(main_thread->id, main_thread->process->program_pid, main_thread->program_tid);
+  running_ = main_thread;
+  switched_in_ = last_progress_ = WallNow();
 
   while (!result_) {
     if (int signal = PendingStopSignal()) {
@@ -124,11 +143,14 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   KillTree();
   InvariantContext::Set(nullptr);
   ExecutionResult result = std::move(*result_);
-  if (auto exec_error = ReadExecError(launched->exec_error_fd)) {
-    result.exec_errno = *exec_error;
-    result.outcome = search::Outcome::kError;
+  result.forked = forked.has_value();
+  if (launched.exec_error_fd >= 0) {
+    if (auto exec_error = ReadExecError(launched.exec_error_fd)) {
+      result.exec_errno = *exec_error;
+      result.outcome = search::Outcome::kError;
+    }
+    close(launched.exec_error_fd);
   }
-  close(launched->exec_error_fd);
   result.scheduling_points = points_;
   result.decision_stacks = std::move(decision_stacks_);
   result.threads_created = threads_.ThreadsCreated();
@@ -313,6 +335,8 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "seccomp stop of a thread that was not running");
   // One GETREGS gives the call and its arguments, and completing it is one SETREGS.
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
+  // The prefix ends at the root's first clone: the template point (supervisor_fork.cc).
+  if (strategy_.Taping()) MakeTemplate(thread);
   last_progress_ = EventTime();
   ++thread.syscalls;
   thread.at_seccomp_stop = true;
@@ -359,7 +383,9 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   // call itself is taken up when the thread is picked again.
   ++syscalls_since_switch_;
   const std::optional<bool> replayed = strategy_.YieldsAt(thread.id, thread.syscalls);
-  if (replayed ? *replayed : (yield_due_ || syscalls_since_switch_ >= kSyscallBudget)) {
+  const bool yields = replayed ? *replayed : (yield_due_ || syscalls_since_switch_ >= kSyscallBudget);
+  strategy_.Resolved(yields);
+  if (yields) {
     PutOffSyscall(thread, search::OpKind::kFairnessYield);
     return;
   }
@@ -451,6 +477,7 @@ void Supervisor::EnterSyscall(Thread& thread) {
     return;
   }
   thread.call.family = row->family;
+  if (strategy_.Taping() && !ForkableFamily(row->family)) PrefixNotForkable();
   SyscallContext context{thread, *this};
   Apply(thread, HandlerFor(thread.call.family).on_entry(context));
 }
@@ -507,6 +534,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     return;
   }
   if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
+  PrefixNotForkable();  // where the thread was interrupted depends on timing
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return;
   // An interrupt requested for an earlier turn of the thread can surface right after it is
@@ -577,6 +605,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
+  PrefixNotForkable();  // a copy of the process would not get it
   if (&thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that
     // got the signal stopped where it did.

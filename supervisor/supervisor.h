@@ -16,9 +16,11 @@
 #include "search/determinism_check.h"
 #include "search/execution_log.h"
 #include "search/strategy.h"
+#include "search/strategy_tape.h"
 #include "supervisor/clock.h"
 #include "supervisor/event_waiter.h"
 #include "supervisor/fd_probe.h"
+#include "supervisor/fork_server.h"
 #include "supervisor/execution_result.h"
 #include "supervisor/futex_table.h"
 #include "supervisor/point_history.h"
@@ -71,6 +73,11 @@ struct SupervisorOptions {
   // started by the first execution that needs it, used again while it is Reusable(). Null:
   // each execution has namespaces of its own.
   IsolatedInit* shared_init = nullptr;
+  // Where a search's executions are forked from, once the first one left a template there
+  // (supervisor/fork_server.h); null: every execution starts by execve. Used only with a
+  // shared init whose namespaces include pid and mnt, and only by executions nothing records
+  // or observes (no log, observer, handover or stacks to take).
+  ForkServer* fork_server = nullptr;
   // Where the execution's inputs from outside are recorded or replayed from (may be null).
   search::ExecutionLog* log = nullptr;
   // Sees every syscall's entry and, when the kernel runs it, its exit (--check-determinism; the
@@ -96,6 +103,9 @@ struct SupervisorOptions {
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
 };
+
+// Whether a prefix that made a syscall of this family can still be forked (supervisor_fork.cc).
+bool ForkableFamily(seccomp::SyscallFamily family);
 
 class Supervisor final : private HandlerServices {
  public:
@@ -221,6 +231,23 @@ class Supervisor final : private HandlerServices {
   void ReplayExitWakes(Thread& thread);
   void KillTree();
 
+  // The fork server's side in the supervisor (supervisor_fork.cc).
+  // Whether this execution may make or use a template.
+  bool ForkServerUsable() const;
+  // Whether what the program did so far would be repeated exactly by a copy of its process
+  // made now, with the supervisor's state copied (PrefixState).
+  bool PrefixForkable(const Thread& thread) const;
+  // At each seccomp stop while the prefix is taped: at the root's first clone, the template is
+  // made if it can be, and the taping ends.
+  void MakeTemplate(Thread& thread);
+  PrefixState SnapshotPrefix(const Thread& thread) const;
+  // Starts the execution from a process forked from the template: the supervisor's state is the
+  // prefix's. False when the strategy would not have run the prefix as it was taped (the
+  // execution has then ended, as a divergence).
+  bool AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread);
+  // A syscall or stop of the prefix that a copy of the process would not repeat: no template.
+  void PrefixNotForkable() { prefix_forkable_ = false; }
+
   // Scheduling (scheduling.cc).
   void ScheduleNext();
   bool Dispatch(Thread& thread);
@@ -262,7 +289,9 @@ class Supervisor final : private HandlerServices {
 
 
   SupervisorOptions options_;
-  search::Strategy& strategy_;
+  // Every call to the strategy goes through the tape, which keeps the prefix's calls for a
+  // fork server's template.
+  search::TapedStrategy strategy_;
   ThreadTable threads_;
   FutexTable futexes_;
   RealClock wall_;
@@ -312,6 +341,7 @@ class Supervisor final : private HandlerServices {
   std::set<std::pair<uint64_t, uint64_t>> starting_files_;  // (st_dev, st_ino)
   int isolated_ = 0;
   bool ipc_visible_ = true;
+  bool prefix_forkable_ = true;  // see PrefixForkable
   // Creates the namespaces, when asked for and not there from an earlier execution (a failure
   // is an error only if they were required).
   Result<void> Isolate(const LaunchSpec& spec);

@@ -45,11 +45,11 @@ pid_t ProgramId(pid_t tid) {
   return tid;
 }
 
-Process& ThreadTable::AddProcess(pid_t tgid, uint64_t address_space) {
+Process& ThreadTable::AddProcess(pid_t tgid, uint64_t address_space, std::optional<pid_t> program_pid) {
   auto& slot = processes_[tgid];
   slot = std::make_unique<Process>();
   slot->tgid = tgid;
-  slot->program_pid = translate_ids_ ? ProgramId(tgid) : tgid;
+  slot->program_pid = !translate_ids_ ? tgid : program_pid ? *program_pid : ProgramId(tgid);
   slot->address_space = address_space;
   return *slot;
 }

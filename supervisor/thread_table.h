@@ -208,7 +208,8 @@ struct Thread {
 
 class ThreadTable {
  public:
-  Process& AddProcess(pid_t tgid, uint64_t address_space);
+  // `program_pid`: its pid as the program sees it, when known (otherwise read from /proc).
+  Process& AddProcess(pid_t tgid, uint64_t address_space, std::optional<pid_t> program_pid = std::nullopt);
   Thread& AddThread(pid_t tid, Process& process);
 
   Thread* Find(pid_t tid);
@@ -236,6 +237,9 @@ class ThreadTable {
   std::vector<const Process*> LiveChildren(pid_t parent) const;
   size_t ThreadsCreated() const { return next_id_; }
   uint64_t NewAddressSpace() { return ++address_spaces_; }
+  uint64_t AddressSpaces() const { return address_spaces_; }
+  // Carries on from another table's count (an execution forked from a template).
+  void SetAddressSpaces(uint64_t count) { address_spaces_ = count; }
 
  private:
   std::map<uint32_t, std::unique_ptr<Thread>> by_id_;

@@ -1,0 +1,155 @@
+// The supervisor's side of the fork server (fork_server.h): where the template is made, what
+// a prefix may have done for a copy of its process to be the same execution, and how an
+// execution forked from the template takes up the prefix's state.
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include "supervisor/supervisor.h"
+
+namespace chess::supervisor {
+namespace {
+
+bool IsCloneSyscall(int64_t nr) {
+  return nr == SYS_clone || nr == SYS_clone3 || nr == SYS_fork || nr == SYS_vfork;
+}
+
+}  // namespace
+
+bool ForkableFamily(seccomp::SyscallFamily family) {
+  using F = seccomp::SyscallFamily;
+  switch (family) {
+    // What leaves nothing behind but the process's memory and what PrefixState copies: the
+    // image and its loader, thread registrations, refusals, clocks and randomness (virtual,
+    // seeded), affinity, the shim's announcements, sleeps and yields of the one thread, and
+    // reads and writes (their descriptors are checked when the template is made).
+    case F::kExec:
+    case F::kThreadSetup:
+    case F::kRefused:
+    case F::kTime:
+    case F::kRandom:
+    case F::kAffinity:
+    case F::kHypercall:
+    case F::kInput:
+    case F::kOutput:
+    case F::kSleep:
+    case F::kYield:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool Supervisor::ForkServerUsable() const {
+  // A recorded, observed or handed-over execution runs from its execve: all of it is seen.
+  return options_.fork_server != nullptr && options_.shared_init == init_ && options_.log == nullptr &&
+         options_.observer == nullptr && !options_.stop_before_decision && !options_.stop_at_failure &&
+         options_.backtrace_before.empty() && init_->Reusable() && (init_->Namespaces() & CLONE_NEWNS) != 0;
+}
+
+bool Supervisor::PrefixForkable(const Thread& thread) const {
+  if (!prefix_forkable_ || threads_.Live().size() != 1 || threads_.Processes().size() != 1) return false;
+  const Process& process = *thread.process;
+  // Nothing of the prefix may still be in flight, or be kept by the kernel for the process
+  // alone (timers are not inherited by a fork).
+  const bool thread_idle = !thread.transfer && !thread.io_wait && !thread.deadline && !thread.restartable &&
+                           !thread.signal_wait && thread.pending_signal == 0 && !thread.native_once &&
+                           !thread.entry_pending && !thread.registers_dirty && !thread.resume_to_exit &&
+                           !thread.observing_exit && !thread.waits_for_child && !thread.waits_for_object &&
+                           thread.interrupt == Thread::Interrupt::kNone && !thread.in_vfork;
+  const bool process_idle = !process.dying && process.vfork_parent == 0 && !process.alarm.expires &&
+                            process.posix_timers.empty() && process.timerfds.empty() &&
+                            process.job_change == Process::JobChange::kNone;
+  return thread_idle && process_idle && futexes_.Empty() && early_stops_.empty() && signal_checks_.empty() &&
+         !signal_check_all_ && crash_threads_.empty();
+}
+
+PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
+  PrefixState prefix;
+  prefix.tape = strategy_.Taped();
+  prefix.process = *thread.process;
+  prefix.thread = thread;
+  prefix.address_spaces = threads_.AddressSpaces();
+  if (virtual_clock_ != nullptr) prefix.virtual_elapsed = virtual_clock_->Elapsed();
+  prefix.random = random_;
+  prefix.points = points_;
+  prefix.dispatches = dispatches_;
+  prefix.syscalls_since_switch = syscalls_since_switch_;
+  prefix.ran_before = last_ != nullptr;
+  prefix.last_stop = last_stop_;
+  prefix.yield_due = yield_due_;
+  prefix.history = history_;
+  prefix.notices = notices_;
+  prefix.starting_files = starting_files_;
+  prefix.decision_stacks = decision_stacks_;
+  return prefix;
+}
+
+void Supervisor::MakeTemplate(Thread& thread) {
+  if (!IsCloneSyscall(thread.regs.SyscallNr())) return;
+  // One try, at the root's first clone: whatever happens, the tape is no longer needed.
+  strategy_.Tape(false);
+  if (!ForkServerUsable() || options_.fork_server->Tried()) return;
+  if (!PrefixForkable(thread)) {
+    options_.fork_server->Decline(threads_.Live().size() != 1 || threads_.Processes().size() != 1
+                                      ? "the program's first thread is not made by its first process"
+                                      : "before its first thread, the program did what a copy of its process would "
+                                        "not repeat (a futex, a signal, a timer, an I/O wait, SysV IPC, a file "
+                                        "published to other processes…)");
+  } else {
+    const int fresh = init_->Namespaces() & (CLONE_NEWIPC | CLONE_NEWUTS);
+    // Failing leaves the root where it was: this execution goes on, and the next ones exec.
+    (void)options_.fork_server->Make(thread.tid, thread.regs, thread, fresh, *init_, SnapshotPrefix(thread));
+    // Back at the same seccomp stop (or dead: its event says so).
+    (void)ptrace::GetRegisters(thread.tid, thread.regs);
+  }
+  strategy_.Forget();
+}
+
+bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread) {
+  const PrefixState& prefix = options_.fork_server->Prefix();
+  Process& root = threads_.AddProcess(forked.pid, prefix.process.address_space, forked.program_pid);
+  {
+    const pid_t tgid = root.tgid;
+    const pid_t program_pid = root.program_pid;
+    root = prefix.process;
+    root.tgid = tgid;
+    root.program_pid = program_pid;
+  }
+  threads_.SetAddressSpaces(prefix.address_spaces);
+  Thread& thread = threads_.AddThread(forked.pid, root);
+  {
+    const search::ThreadId id = thread.id;
+    const pid_t tid = thread.tid;
+    const pid_t program_tid = thread.program_tid;
+    thread = prefix.thread;
+    thread.id = id;
+    thread.tid = tid;
+    thread.program_tid = program_tid;
+    thread.process = &root;
+    thread.state = ThreadState::kRunning;
+  }
+  main_thread = &thread;
+  if (virtual_clock_ != nullptr && prefix.virtual_elapsed) {
+    virtual_clock_->AdvanceTo(VirtualClock::kStart + *prefix.virtual_elapsed);
+  }
+  random_ = prefix.random;
+  points_ = prefix.points;
+  dispatches_ = prefix.dispatches;
+  syscalls_since_switch_ = prefix.syscalls_since_switch;
+  last_ = prefix.ran_before ? &thread : nullptr;
+  last_stop_ = prefix.last_stop;
+  yield_due_ = prefix.yield_due;
+  history_ = prefix.history;
+  starting_files_ = prefix.starting_files;
+  decision_stacks_ = prefix.decision_stacks;
+  // What the prefix said, each execution says, as one that ran it would.
+  for (const std::string& notice : prefix.notices) Notice(notice);
+  if (auto mismatch = strategy_.Play(prefix.tape)) {
+    Finish(search::Outcome::kDivergence, "the execution forked from the template is not the one asked for (" +
+                                             *mismatch + ")");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace chess::supervisor
