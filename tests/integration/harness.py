@@ -723,15 +723,19 @@ def report_golden(chess_trace, golden, options, program):
 
 
 def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name, functions, options, twice,
-            found_by, program):
+            found_by, program, forked=False, input_text=None):
     """`explore` finds the bug (or none) it must, after exactly the executions and with exactly the
-    preemptions expected, the same way when run twice, and its trace replays the bug."""
+    preemptions expected, the same way when run twice, and its trace replays the bug. With
+    `forked`, every execution but the first must have been forked from the fork server's
+    template, and a search with --no-fork-server must end the same way: the same executions,
+    preemptions and schedules, and the same output of the failing execution."""
     found = []
+    input_bytes = input_text.encode() if input_text is not None else None
     for attempt in range(2 if twice else 1):
         with tempfile.TemporaryDirectory() as out:
             report_path = os.path.join(out, "report.json")
             command = [chess_trace, "explore", "--quiet", "--out", out, "--report", report_path, *options, "--", *program]
-            code, _, err = run(command, timeout=600)
+            code, _, err = run(command, timeout=600, input_bytes=input_bytes)
             if not os.path.exists(report_path):
                 fail(f"no --report written (exit {code}):\n{err}")
             with open(report_path) as f:
@@ -742,6 +746,8 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
             if code != expected_code:
                 fail(f"exit status {code}, expected {expected_code}:\n{err}")
             coverage = report["coverage"]
+            if forked and attempt == 0:
+                compare_with_exec(chess_trace, report, err, options, program, input_bytes)
             if outcome == "none":
                 if not err.startswith("chess-trace: no bug: "):
                     fail(f"the report does not begin with 'no bug':\n{err}")
@@ -781,6 +787,32 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
     if twice and found[0] != found[1]:
         fail(f"not deterministic: the two searches took {found[0]} and {found[1]} executions")
     print(f"ok: explore ended {outcome} after {found} executions")
+
+
+def compare_with_exec(chess_trace, report, err, options, program, input_bytes):
+    """The search forked its executions from a template, and one that starts each by execve
+    (--no-fork-server) ends the same way."""
+    fork = report["fork_server"]
+    if not fork["enabled"] or fork["forked"] != report["executions"] - 1:
+        fail(f"{fork['forked']} of {report['executions']} executions forked from the template "
+             f"(not used because: {fork['unused_because']}):\n{err}")
+    with tempfile.TemporaryDirectory() as out:
+        report_path = os.path.join(out, "report.json")
+        command = [chess_trace, "explore", "--quiet", "--no-fork-server", "--out", out, "--report", report_path,
+                   *options, "--", *program]
+        _, _, exec_err = run(command, timeout=600, input_bytes=input_bytes)
+        with open(report_path) as f:
+            exec_report = json.load(f)
+    if exec_report["fork_server"]["forked"] != 0:
+        fail("--no-fork-server forked executions")
+    for key in ("outcome", "execution", "preemptions", "executions", "signal", "exit_status"):
+        if report.get(key) != exec_report.get(key):
+            fail(f"{key}: {report.get(key)} forked, {exec_report.get(key)} by execve:\n{err}\n{exec_err}")
+    if report["coverage"]["schedules"] != exec_report["coverage"]["schedules"]:
+        fail(f"schedules: {report['coverage']} forked, {exec_report['coverage']} by execve")
+    tails = [[bug["output_tail"] for bug in r["bugs"]] for r in (report, exec_report)]
+    if tails[0] != tails[1]:
+        fail(f"the failing execution's output differs: forked {tails[0]}, by execve {tails[1]}")
 
 
 def program_in_tmp(chess_trace, program):
@@ -926,6 +958,9 @@ def main():
     p.add_argument("--option", action="append", default=[], help="an option for chess-trace explore")
     p.add_argument("--twice", action="store_true", help="search twice: the same number of executions")
     p.add_argument("--found-by", help="the strategy the report must say found the bug")
+    p.add_argument("--forked", action="store_true",
+                   help="executions after the first were forked from a template, and end as with --no-fork-server")
+    p.add_argument("--input", help="the text on the search's standard input (a pipe)")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("program-in-tmp")
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -970,7 +1005,7 @@ def main():
         virtual_time(args.chess_trace, args.runs, args.max_wall, args.run_option, args.program)
     elif args.check == "explore":
         explore(args.chess_trace, args.outcome, args.execution, args.preemptions, args.schedules, args.signal,
-                args.function, args.option, args.twice, args.found_by, args.program)
+                args.function, args.option, args.twice, args.found_by, args.program, args.forked, args.input)
     elif args.check == "program-in-tmp":
         program_in_tmp(args.chess_trace, args.program)
     elif args.check == "explore-interrupt":
