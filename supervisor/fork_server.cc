@@ -86,9 +86,14 @@ bool ReturnToSeccompStop(pid_t tid, const Registers& rewound) {
   return event && event->kind == ptrace::StopKind::kSeccomp;
 }
 
-// Reaps a killed tracee, continuing the stops it may still report; bounded.
-void KillAndReap(pid_t pid) {
-  kill(pid, SIGKILL);
+// Kills a tracee (through its pidfd, when there is one: the pid of one that died and was reaped
+// may be someone else's by now) and reaps it, continuing the stops it may still report; bounded.
+void KillAndReap(pid_t pid, int pidfd = -1) {
+  if (pidfd >= 0) {
+    if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) != 0) return;  // gone already
+  } else {
+    kill(pid, SIGKILL);
+  }
   const int64_t give_up = Now() + 1'000'000'000;
   while (Now() < give_up) {
     int status = 0;
@@ -167,10 +172,15 @@ Result<void> ForkServer::Make(pid_t root, const Registers& at, const Thread& thr
   const auto cloned = InjectClone(root, at, CLONE_PARENT | SIGCHLD | settid | static_cast<uint64_t>(fresh), child_tid_);
   init.TemplateMade();
   const bool root_back = ReturnToSeccompStop(root, rewound);
-  if (cloned && cloned->child > 0) template_ = cloned->child;
+  if (cloned && cloned->child > 0) {
+    template_ = cloned->child;
+    pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, template_, 0));
+  }
   auto give_up = [this, &init](const std::string& why) -> Result<void> {
-    if (template_ > 0) KillAndReap(template_);
+    if (template_ > 0) KillAndReap(template_, pidfd_);
     template_ = 0;
+    if (pidfd_ >= 0) close(pidfd_);
+    pidfd_ = -1;
     init.TemplateGone();
     unused_ = why;
     return Error{why};
@@ -197,8 +207,8 @@ Result<void> ForkServer::Make(pid_t root, const Registers& at, const Thread& thr
 }
 
 Result<void> ForkServer::HoldStandardDescriptors() {
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, template_, 0));
-  if (pidfd < 0) return Error{std::string("pidfd_open: ") + std::strerror(errno)};
+  const int pidfd = pidfd_;
+  if (pidfd < 0) return Error{"the template has no pidfd (Linux 5.3 or later needed)"};
   dev_t first_out_dev = 0;
   ino_t first_out_ino = 0;
   std::string problem;
@@ -255,7 +265,6 @@ Result<void> ForkServer::HoldStandardDescriptors() {
       close(fd);
     }
   }
-  close(pidfd);
   if (!problem.empty()) return Error{problem};
   return {};
 }
@@ -324,10 +333,12 @@ Result<ForkServer::Forked> ForkServer::Fork() {
 
 void ForkServer::Discard() {
   if (template_ > 0) {
-    KillAndReap(template_);
+    KillAndReap(template_, pidfd_);
     if (init_ != nullptr && init_->Started() && init_->Generation() == generation_) init_->TemplateGone();
   }
   template_ = 0;
+  if (pidfd_ >= 0) close(pidfd_);
+  pidfd_ = -1;
   for (Standard& standard : standard_) {
     if (standard.fd >= 0) close(standard.fd);
     standard = Standard{};

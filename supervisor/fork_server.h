@@ -112,6 +112,7 @@ class ForkServer {
   bool tried_ = false;
   std::string unused_;
   pid_t template_ = 0;
+  int pidfd_ = -1;  // the template's: it is killed through this, never by a pid reused since
   IsolatedInit* init_ = nullptr;
   uint64_t generation_ = 0;
   Registers rewound_;      // the template's registers, on its clone's `syscall` instruction
