@@ -20,7 +20,7 @@ TapedCall Answered(TapedCall call, bool yes) {
 
 void TapedStrategy::BeginExecution() {
   inner_.BeginExecution();
-  Keep(Call(TapedCall::Kind::kBegin));
+  if (taping_) Keep(Call(TapedCall::Kind::kBegin));
 }
 
 ThreadId TapedStrategy::PickThread(const SchedulingContext& context) {
@@ -40,72 +40,76 @@ ThreadId TapedStrategy::PickThread(const SchedulingContext& context) {
 
 std::optional<std::string> TapedStrategy::Divergence() const {
   auto divergence = inner_.Divergence();
-  Keep(Answered(Call(TapedCall::Kind::kDivergence), divergence.has_value()));
+  if (taping_) Keep(Answered(Call(TapedCall::Kind::kDivergence), divergence.has_value()));
   return divergence;
 }
 
 std::optional<StrategyVerdict> TapedStrategy::Verdict() const {
   auto verdict = inner_.Verdict();
-  Keep(Answered(Call(TapedCall::Kind::kVerdict), verdict.has_value()));
+  if (taping_) Keep(Answered(Call(TapedCall::Kind::kVerdict), verdict.has_value()));
   return verdict;
 }
 
 bool TapedStrategy::MayInterrupt(ThreadId thread, uint64_t points) const {
   const bool may = inner_.MayInterrupt(thread, points);
-  Keep(Answered(Call(TapedCall::Kind::kMayInterrupt, thread, points), may));
+  if (taping_) Keep(Answered(Call(TapedCall::Kind::kMayInterrupt, thread, points), may));
   return may;
 }
 
 std::optional<bool> TapedStrategy::YieldsAt(ThreadId thread, uint64_t points) const {
   const std::optional<bool> yields = inner_.YieldsAt(thread, points);
-  Keep(Answered(Call(TapedCall::Kind::kYieldsAt, thread, points), yields.value_or(false)));
+  if (taping_) Keep(Answered(Call(TapedCall::Kind::kYieldsAt, thread, points), yields.value_or(false)));
   return yields;
 }
 
 bool TapedStrategy::InterruptedBefore(ThreadId thread, uint64_t points) const {
   const bool interrupted = inner_.InterruptedBefore(thread, points);
-  Keep(Answered(Call(TapedCall::Kind::kInterruptedBefore, thread, points), interrupted));
+  if (taping_) Keep(Answered(Call(TapedCall::Kind::kInterruptedBefore, thread, points), interrupted));
   return interrupted;
 }
 
 std::optional<std::string> TapedStrategy::Play(const StrategyTape& tape) {
-  size_t index = 0;
-  for (const TapedCall& call : tape) {
-    ++index;
-    const std::string where = "call " + std::to_string(index) + " of the template's prefix";
-    switch (call.kind) {
-      case TapedCall::Kind::kBegin:
-        inner_.BeginExecution();
-        break;
-      case TapedCall::Kind::kPick: {
-        SchedulingContext context;
-        context.enabled = call.enabled;
-        context.timed = call.timed;
-        context.current = call.current;
-        context.current_stop = call.current_stop;
-        context.point = call.point;
-        if (inner_.PickThread(context) != call.thread) return where + ": the strategy picked another thread";
-        break;
-      }
-      case TapedCall::Kind::kDivergence:
-        if (inner_.Divergence().has_value() != call.yes) return where + ": the strategy diverged";
-        break;
-      case TapedCall::Kind::kVerdict:
-        if (inner_.Verdict().has_value() != call.yes) return where + ": the strategy ended the execution";
-        break;
-      case TapedCall::Kind::kMayInterrupt:
-        if (inner_.MayInterrupt(call.thread, call.points) != call.yes) return where + ": another interrupt";
-        break;
-      case TapedCall::Kind::kYieldsAt:
-        // Left to the caller, it decides as it did: its state is the prefix's.
-        if (inner_.YieldsAt(call.thread, call.points).value_or(call.yes) != call.yes) {
-          return where + ": another fairness yield";
-        }
-        break;
-      case TapedCall::Kind::kInterruptedBefore:
-        if (inner_.InterruptedBefore(call.thread, call.points) != call.yes) return where + ": another interrupt";
-        break;
+  for (size_t index = 0; index < tape.size(); ++index) {
+    if (auto differs = Replay(tape[index])) {
+      return "call " + std::to_string(index + 1) + " of the template's prefix: " + *differs;
     }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> TapedStrategy::Replay(const TapedCall& call) {
+  switch (call.kind) {
+    case TapedCall::Kind::kBegin:
+      inner_.BeginExecution();
+      break;
+    case TapedCall::Kind::kPick: {
+      SchedulingContext context;
+      context.enabled = call.enabled;
+      context.timed = call.timed;
+      context.current = call.current;
+      context.current_stop = call.current_stop;
+      context.point = call.point;
+      if (inner_.PickThread(context) != call.thread) return "the strategy picked another thread";
+      break;
+    }
+    case TapedCall::Kind::kDivergence:
+      if (inner_.Divergence().has_value() != call.yes) return "the strategy diverged";
+      break;
+    case TapedCall::Kind::kVerdict:
+      if (inner_.Verdict().has_value() != call.yes) return "the strategy ended the execution";
+      break;
+    case TapedCall::Kind::kMayInterrupt:
+      if (inner_.MayInterrupt(call.thread, call.points) != call.yes) return "another interrupt";
+      break;
+    case TapedCall::Kind::kYieldsAt:
+      // Left to the caller, it decides as it did: its state is the prefix's.
+      if (inner_.YieldsAt(call.thread, call.points).value_or(call.yes) != call.yes) {
+        return "another fairness yield";
+      }
+      break;
+    case TapedCall::Kind::kInterruptedBefore:
+      if (inner_.InterruptedBefore(call.thread, call.points) != call.yes) return "another interrupt";
+      break;
   }
   return std::nullopt;
 }

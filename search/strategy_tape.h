@@ -64,9 +64,11 @@ class TapedStrategy final : public Strategy {
   std::string Describe() const override { return inner_.Describe(); }
 
  private:
-  void Keep(TapedCall call) const {
-    if (taping_) tape_.push_back(std::move(call));
-  }
+  // Called only while taping: a call is not built otherwise (the queries are asked at every
+  // syscall).
+  void Keep(TapedCall call) const { tape_.push_back(std::move(call)); }
+  // One taped call made again: how the strategy's answer differs, or nullopt.
+  std::optional<std::string> Replay(const TapedCall& call);
 
   Strategy& inner_;
   bool taping_ = false;

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <string>
 
+#include "supervisor/clock.h"
 #include "supervisor/ptrace.h"
 
 namespace chess::supervisor {
@@ -31,15 +32,12 @@ constexpr off_t kMaxPrefixOutput = off_t{1} << 20;
 // sizeof(struct robust_list_head) on x86_64: the only length set_robust_list accepts.
 constexpr uint64_t kRobustListHeadSize = 24;
 
-int64_t Now() {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return now.tv_sec * 1'000'000'000LL + now.tv_nsec;
-}
+MonoNanos Now() { return RealClock().Monotonic(); }
 
 // The next stop of `tid`: nullopt if it died or none came in time.
 std::optional<ptrace::WaitEvent> NextStop(pid_t tid) {
-  auto event = ptrace::WaitFor(tid, Now() + kStepNanos);
+  const MonoNanos give_up = Now() + kStepNanos;
+  auto event = ptrace::WaitFor(tid, [give_up] { return Now() > give_up; });
   if (!event || event->kind == ptrace::StopKind::kExited || event->kind == ptrace::StopKind::kKilled) {
     return std::nullopt;
   }

@@ -3,7 +3,7 @@
 // Every execution of a search begins the same way: the execve, the dynamic loader, the
 // program's start-up until its first clone. That prefix costs more than a small program's whole
 // concurrent part. The first execution that reaches its first clone with one thread, having
-// done only what a copy of the process would repeat exactly (see Supervisor::PrefixForkable),
+// done only what a copy of the process would repeat exactly (see Supervisor::WhyNotForkable),
 // leaves a template behind: a copy of its process, forked at that clone's seccomp stop and kept
 // stopped there. Each later execution is forked from the template, rewound onto that clone, and
 // the supervisor carries on from what it knew at that point (PrefixState), after playing the

@@ -1,5 +1,6 @@
 #include "supervisor/isolation.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
@@ -11,9 +12,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +23,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "supervisor/private_tmp.h"
 
 namespace chess::supervisor {
 namespace {
@@ -165,113 +166,6 @@ bool ReceiveMessage(int socket, char& byte, std::vector<int>& fds, pid_t* sender
     }
   }
   return true;
-}
-
-// Creates `path` and its parents (mkdir -p); false when it cannot.
-bool MakeDirectories(const std::string& path) {
-  for (size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    const std::string prefix = path.substr(0, slash);
-    if (mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    if (slash == std::string::npos) return true;
-  }
-}
-
-// Opens each directory or file of `kept` (under /tmp) before a tmpfs hides it.
-std::vector<std::pair<std::string, int>> HoldKept(const std::vector<std::string>& kept) {
-  std::vector<std::pair<std::string, int>> held;
-  for (const std::string& path : kept) {
-    const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
-    if (fd >= 0) held.emplace_back(path, fd);
-  }
-  return held;
-}
-
-// Makes the place a kept directory or file is bound onto in the new tmpfs.
-bool MakeMountPoint(const std::string& path, int held) {
-  struct stat kept{};
-  if (fstat(held, &kept) != 0) return false;
-  if (S_ISDIR(kept.st_mode)) return MakeDirectories(path);
-  if (!MakeDirectories(path.substr(0, path.rfind('/')))) return false;
-  const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (file < 0) return false;
-  close(file);
-  return true;
-}
-
-// A fresh tmpfs on /tmp (over the last one, which goes), with the `held` directories bound back
-// where they were. 0 or the errno.
-int MountPrivateTmp(const std::vector<std::pair<std::string, int>>& held, bool replace) {
-  // Detached, the old tmpfs and what the last execution left in it are freed once unused; every
-  // process of that execution is gone by now.
-  if (replace && umount2("/tmp", MNT_DETACH) != 0) return errno;
-  if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) return errno;
-  for (const auto& [path, fd] : held) {
-    const std::string source = "/proc/self/fd/" + std::to_string(fd);
-    if (!MakeMountPoint(path, fd) || mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) {
-      return errno;
-    }
-  }
-  return 0;
-}
-
-// What shows whether anything of an execution is left in a private /tmp: the inodes and blocks
-// the tmpfs holds, and the times, mode and owner of its root and of the directories the kept
-// paths needed. A file made anywhere in it takes an inode; a rename or a chmod changes a
-// directory's times. (tmpfs takes them from a coarse clock: a file made and removed within a
-// tick of the mount leaves the times as they were, and nothing else behind.) Kept directories
-// are bound-in real ones, which no new tmpfs resets anyway.
-struct TmpState {
-  struct Directory {
-    timespec modified{};
-    timespec changed{};
-    mode_t mode = 0;
-    uid_t owner = 0;
-    gid_t group = 0;
-
-    bool operator==(const Directory& other) const {
-      auto same = [](const timespec& a, const timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; };
-      return same(modified, other.modified) && same(changed, other.changed) && mode == other.mode &&
-             owner == other.owner && group == other.group;
-    }
-  };
-  uint64_t inodes_used = 0;
-  uint64_t blocks_used = 0;
-  std::vector<Directory> directories;  // /tmp, then the directories the kept paths needed
-
-  // `made`: the directories MakeMountPoint created in the tmpfs (a chmod there takes no inode).
-  static std::optional<TmpState> Read(const std::vector<std::string>& made) {
-    struct statfs fs{};
-    if (statfs("/tmp", &fs) != 0 || fs.f_files == 0) return std::nullopt;
-    TmpState state{fs.f_files - fs.f_ffree, fs.f_blocks - fs.f_bfree, {}};
-    auto look = [&state](const char* path) {
-      struct stat directory{};
-      if (stat(path, &directory) != 0) return false;
-      state.directories.push_back(
-          {directory.st_mtim, directory.st_ctim, directory.st_mode, directory.st_uid, directory.st_gid});
-      return true;
-    };
-    if (!look("/tmp")) return std::nullopt;
-    for (const std::string& path : made) {
-      if (!look(path.c_str())) return std::nullopt;
-    }
-    return state;
-  }
-  bool operator==(const TmpState& other) const {
-    return inodes_used == other.inodes_used && blocks_used == other.blocks_used && directories == other.directories;
-  }
-};
-
-// The directories strictly between /tmp and each kept path: the tmpfs's own, made to hold the
-// kept paths' mount points.
-std::vector<std::string> DirectoriesMadeFor(const std::vector<std::pair<std::string, int>>& kept) {
-  std::vector<std::string> made;
-  for (const auto& [path, fd] : kept) {
-    for (size_t slash = path.find('/', 5); slash != std::string::npos; slash = path.find('/', slash + 1)) {
-      const std::string directory = path.substr(0, slash);
-      if (std::find(made.begin(), made.end(), directory) == made.end()) made.push_back(directory);
-    }
-  }
-  return made;
 }
 
 // Runs in the process the init spawns, on its own stack in the init's memory (the init waits,
@@ -633,16 +527,7 @@ Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
   if (!SendMessage(control_, request, fds, false)) {
     return Error{std::string("cannot reach the namespace's init: ") + std::strerror(errno)};
   }
-  // Bounded: an init that cannot answer (stuck, or gone) must not hang chess-trace.
-  const int64_t give_up = MonotonicNanos() + kEmptyingNanos;
-  for (;;) {
-    pollfd watch{control_, POLLIN, 0};
-    const int ready = poll(&watch, 1, 100);
-    if (ready > 0) break;
-    if ((ready < 0 && errno != EINTR) || MonotonicNanos() > give_up) {
-      return Error{"the namespace's init did not answer a spawn request"};
-    }
-  }
+  if (!AwaitAnswer(kEmptyingNanos, {})) return Error{"the namespace's init did not answer a spawn request"};
   char byte = 0;
   std::vector<int> none;
   pid_t child = 0;
@@ -664,20 +549,23 @@ bool IsolatedInit::EmptyNamespace(const std::function<void()>& reap) {
   return Reusable() && Ask(kKill, kEmptyingNanos + 1'000'000'000, reap);
 }
 
-bool IsolatedInit::Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile) {
-  if (!Started() || !SendMessage(control_, request, {}, false)) return false;
+bool IsolatedInit::AwaitAnswer(int64_t wait_nanos, const std::function<void()>& meanwhile) {
+  // Bounded: an init that cannot answer (stuck, or gone) must not hang chess-trace.
   const int64_t give_up = MonotonicNanos() + wait_nanos;
   for (;;) {
     if (meanwhile) meanwhile();
     pollfd watch{control_, POLLIN, 0};
     const int ready = poll(&watch, 1, meanwhile ? 1 : 100);
-    if (ready > 0) {
-      char byte = 0;
-      std::vector<int> none;
-      return ReceiveMessage(control_, byte, none, nullptr) && byte == kEmpty;
-    }
+    if (ready > 0) return true;
     if ((ready < 0 && errno != EINTR) || MonotonicNanos() > give_up) return false;
   }
+}
+
+bool IsolatedInit::Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile) {
+  if (!Started() || !SendMessage(control_, request, {}, false) || !AwaitAnswer(wait_nanos, meanwhile)) return false;
+  char byte = 0;
+  std::vector<int> none;
+  return ReceiveMessage(control_, byte, none, nullptr) && byte == kEmpty;
 }
 
 bool IsolatedInit::BeginTemplate() { return Reusable() && (namespaces_ & CLONE_NEWNS) != 0 && Ask(kTemplateBegin, 5'000'000'000, {}); }

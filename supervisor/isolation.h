@@ -97,6 +97,8 @@ class IsolatedInit {
   // Sends a one-byte request and waits at most `wait_nanos` for the init's answer, calling
   // `meanwhile` (if any) as it waits: whether the answer was kEmpty.
   bool Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile);
+  // Waits at most `wait_nanos` until the init's answer can be read; false if it did not come.
+  bool AwaitAnswer(int64_t wait_nanos, const std::function<void()>& meanwhile);
 
   pid_t init_pid_ = 0;
   int namespaces_ = 0;

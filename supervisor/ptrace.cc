@@ -2,7 +2,6 @@
 
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include <time.h>
 
 #include <cerrno>
 
@@ -106,25 +105,12 @@ std::optional<WaitEvent> PollAny() {
   return Classify(tid, status);
 }
 
-std::optional<WaitEvent> WaitFor(pid_t tid) {
-  int status = 0;
-  pid_t got;
-  do {
-    got = waitpid(tid, &status, __WALL);
-  } while (got < 0 && errno == EINTR);
-  if (got <= 0) return std::nullopt;
-  return Classify(got, status);
-}
-
-std::optional<WaitEvent> WaitFor(pid_t tid, int64_t give_up) {
+std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up) {
   int status = 0;
   for (;;) {
     const pid_t got = waitpid(tid, &status, __WALL);
     if (got > 0) return Classify(got, status);
-    if (errno != EINTR) return std::nullopt;
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec * 1'000'000'000LL + now.tv_nsec > give_up) return std::nullopt;
+    if (errno != EINTR || (give_up && give_up())) return std::nullopt;
   }
 }
 

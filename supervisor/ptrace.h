@@ -3,6 +3,8 @@
 // because a tracee can die at any moment (SIGKILL, exit_group of a sibling).
 #pragma once
 
+#include <functional>
+
 #include <sys/ptrace.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -62,9 +64,8 @@ std::optional<WaitEvent> WaitAny();
 // Non-blocking variant: nullopt when no thread has changed state.
 std::optional<WaitEvent> PollAny();
 // Blocks until `tid` changes state (it must be about to: a new thread's first stop, a death).
-std::optional<WaitEvent> WaitFor(pid_t tid);
-// The same, giving up at `give_up` (CLOCK_MONOTONIC nanoseconds), which is looked at whenever a
-// signal (the supervisor's tick) interrupts the wait.
-std::optional<WaitEvent> WaitFor(pid_t tid, int64_t give_up);
+// `give_up`, when given, is asked whenever a signal (the supervisor's tick) interrupts the
+// wait: true ends it with nullopt.
+std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up = {});
 
 }  // namespace chess::supervisor::ptrace

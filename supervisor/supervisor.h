@@ -234,9 +234,9 @@ class Supervisor final : private HandlerServices {
   // The fork server's side in the supervisor (supervisor_fork.cc).
   // Whether this execution may make or use a template.
   bool ForkServerUsable() const;
-  // Whether what the program did so far would be repeated exactly by a copy of its process
-  // made now, with the supervisor's state copied (PrefixState).
-  bool PrefixForkable(const Thread& thread) const;
+  // Why what the program did so far would not be repeated exactly by a copy of its process made
+  // now, with the supervisor's state copied (PrefixState); nullopt when it would.
+  std::optional<std::string> WhyNotForkable(const Thread& thread) const;
   // At each seccomp stop while the prefix is taped: at the root's first clone, the template is
   // made if it can be, and the taping ends.
   void MakeTemplate(Thread& thread);
@@ -341,7 +341,7 @@ class Supervisor final : private HandlerServices {
   std::set<std::pair<uint64_t, uint64_t>> starting_files_;  // (st_dev, st_ino)
   int isolated_ = 0;
   bool ipc_visible_ = true;
-  bool prefix_forkable_ = true;  // see PrefixForkable
+  bool prefix_forkable_ = true;  // see WhyNotForkable
   // Creates the namespaces, when asked for and not there from an earlier execution (a failure
   // is an error only if they were required).
   Result<void> Isolate(const LaunchSpec& spec);

@@ -46,8 +46,10 @@ bool Supervisor::ForkServerUsable() const {
          options_.backtrace_before.empty() && init_->Reusable() && (init_->Namespaces() & CLONE_NEWNS) != 0;
 }
 
-bool Supervisor::PrefixForkable(const Thread& thread) const {
-  if (!prefix_forkable_ || threads_.Live().size() != 1 || threads_.Processes().size() != 1) return false;
+std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) const {
+  if (threads_.Live().size() != 1 || threads_.Processes().size() != 1) {
+    return "the program's first thread is not made by its first process";
+  }
   const Process& process = *thread.process;
   // Nothing of the prefix may still be in flight, or be kept by the kernel for the process
   // alone (timers are not inherited by a fork).
@@ -59,8 +61,12 @@ bool Supervisor::PrefixForkable(const Thread& thread) const {
   const bool process_idle = !process.dying && process.vfork_parent == 0 && !process.alarm.expires &&
                             process.posix_timers.empty() && process.timerfds.empty() &&
                             process.job_change == Process::JobChange::kNone;
-  return thread_idle && process_idle && futexes_.Empty() && early_stops_.empty() && signal_checks_.empty() &&
-         !signal_check_all_ && crash_threads_.empty();
+  if (prefix_forkable_ && thread_idle && process_idle && futexes_.Empty() && early_stops_.empty() &&
+      signal_checks_.empty() && !signal_check_all_ && crash_threads_.empty()) {
+    return std::nullopt;
+  }
+  return "before its first thread, the program did what a copy of its process would not repeat (a futex, a "
+         "signal, a timer, an I/O wait, SysV IPC, a file published to other processes…)";
 }
 
 PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
@@ -88,13 +94,8 @@ void Supervisor::MakeTemplate(Thread& thread) {
   if (!IsCloneSyscall(thread.regs.SyscallNr())) return;
   // One try, at the root's first clone: whatever happens, the tape is no longer needed.
   strategy_.Tape(false);
-  if (!ForkServerUsable() || options_.fork_server->Tried()) return;
-  if (!PrefixForkable(thread)) {
-    options_.fork_server->Decline(threads_.Live().size() != 1 || threads_.Processes().size() != 1
-                                      ? "the program's first thread is not made by its first process"
-                                      : "before its first thread, the program did what a copy of its process would "
-                                        "not repeat (a futex, a signal, a timer, an I/O wait, SysV IPC, a file "
-                                        "published to other processes…)");
+  if (auto why_not = WhyNotForkable(thread)) {
+    options_.fork_server->Decline(std::move(*why_not));
   } else {
     const int fresh = init_->Namespaces() & (CLONE_NEWIPC | CLONE_NEWUTS);
     // Failing leaves the root where it was: this execution goes on, and the next ones exec.
