@@ -67,7 +67,7 @@ std::string CoverageSentence(const SearchSummary& s) {
   const uint64_t bounded = c.schedules - c.sampled;  // the schedules pb ran
   std::string why;
   if (s.interrupted) {
-    why = "interrupted";
+    why = "interrupted by " + SignalName(s.stop_signal);
   } else if (r.end == search::SearchEnd::kMaxExecutions) {
     why = "--max-executions " + std::to_string(s.max_executions) + " reached";
   } else if (r.end == search::SearchEnd::kStopped && s.time_limited) {
@@ -183,7 +183,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
   }
   if (!s.error.empty()) out << "chess-trace: error: " << s.error << "\n";
   if (s.bugs.empty() && s.error.empty()) {
-    out << "chess-trace: " << (s.interrupted ? "interrupted, no bug so far: " : "no bug: ") << CoverageSentence(s) << "\n";
+    out << "chess-trace: " << (s.interrupted ? "interrupted by " + SignalName(s.stop_signal) + ", no bug so far: " : "no bug: ") << CoverageSentence(s) << "\n";
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
@@ -248,6 +248,12 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("exhausted").Bool(r.end == search::SearchEnd::kExhausted);
   json.EndObject();
   json.Key("stopped_by").String(StopWord(s));
+  json.Key("interrupted_by");
+  if (s.interrupted) {
+    json.String(SignalName(s.stop_signal));
+  } else {
+    json.Null();
+  }
   json.Key("interrupted_trace").String(s.interrupted_trace);
   json.Key("step_limited").Int(static_cast<int64_t>(r.step_limited));
   json.Key("divergences").Int(static_cast<int64_t>(r.divergences));

@@ -26,7 +26,8 @@ struct SearchSummary {
   uint64_t seed = 0;              // the randomized strategies'
   uint32_t pct_depth = 0;
   double wall_seconds = 0;
-  bool interrupted = false;       // Ctrl-C
+  bool interrupted = false;       // Ctrl-C, SIGTERM or SIGHUP
+  int stop_signal = 0;            // which of them
   // The execution Ctrl-C cut short, saved as a trace that ends where it was stopped.
   uint64_t interrupted_execution = 0;
   std::string interrupted_trace;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/command_line.h"
 #include "cli/determinism_command.h"
 #include "cli/execution.h"
 #include "cli/program_options.h"
@@ -44,7 +45,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
                   "Exits 0 when all runs did the same, 1 otherwise. Each run's output is captured; "
                   "the first one's is shown")
       ->type_name("N")
-      ->check(CLI::Range(2, 1000));
+      ->check(WholeNumber(2, 1000));
   return run;
 }
 
@@ -57,6 +58,13 @@ int RunCommand(const RunOptions& options) {
       BuildSettings(options.program, "pid,uts,ipc,mnt", options.trace_path.empty() ? SyncPoints::kSyscalls : SyncPoints::kAuto, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
+  for (const auto& [option, path] : {std::pair{"--report", options.report_path}, std::pair{"--trace", options.trace_path}}) {
+    if (path.empty()) continue;
+    if (auto checked = CheckFileDestination(option, path); !checked) {
+      messages.Say(checked.error());
+      return kExitError;
+    }
+  }
 
   if (options.check_determinism != 0) {
     if (!options.trace_path.empty()) {
