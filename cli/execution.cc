@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <set>
 
 #include "cli/cpu_pinning.h"
 #include "cli/exit_codes.h"
@@ -234,7 +236,10 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
                                 kept_path) != options.isolation.kept_in_tmp.end();
     if (kept_path.rfind("/tmp/", 0) == 0 && !seen) options.isolation.kept_in_tmp.push_back(kept_path);
   }
-  options.notice = [&messages](const std::string& text) { messages.Say(text); };
+  // Once per command, not once per execution: a search's executions repeat each other's.
+  options.notice = [&messages, said = std::make_shared<std::set<std::string>>()](const std::string& text) {
+    if (said->insert(text).second) messages.Say(text);
+  };
   prepared.input = settings.input;
   return prepared;
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli/execution.h"
+#include "cli/refusals.h"
 #include "search/explorer.h"
 #include "search/recording_strategy.h"
 #include "supervisor/output_capture.h"
@@ -30,8 +31,9 @@ class SupervisorBackend final : public search::ExecutionBackend {
   // What execution number `execution` (1-based) did, if it was the first of a distinct bug or
   // the latest failing one (a minimized bug's); null otherwise.
   const BugRun* RunOf(uint64_t execution) const;
-  // The outcome as --expect-exit reads it.
-  search::Outcome Judge(const supervisor::ExecutionResult& result) const;
+  // The outcome as --expect-exit reads it; `unsupported` for a failure after a refused call the
+  // search has not seen the program survive (then `*message` says so).
+  search::Outcome Judge(const supervisor::ExecutionResult& result, std::string* message = nullptr) const;
   // The execution a stop signal (Ctrl-C) cut short: its number and the decisions it had taken.
   struct InterruptedRun {
     uint64_t execution = 0;
@@ -51,6 +53,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
  private:
   PreparedExecution& execution_;
   int expect_exit_;
+  RefusalJudge refusals_;
   uint64_t executions_ = 0;
   uint64_t forked_ = 0;
   std::map<std::string, uint64_t> signatures_;

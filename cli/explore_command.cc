@@ -231,6 +231,7 @@ int Search::Run() {
   summary.max_steps = options_.max_steps;
   if (result.end == search::SearchEnd::kError && !summary.interrupted) {
     summary.error = result.error ? result.error->message : "an execution failed";
+    summary.unsupported = result.error && result.error->outcome == search::Outcome::kUnsupported;
   }
   messages_.Raw(ExploreTextReport(summary));
   bool ok = true;

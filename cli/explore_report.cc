@@ -10,16 +10,6 @@
 namespace chess::cli {
 namespace {
 
-std::string Plural(uint64_t count, const std::string& one, const std::string& many) {
-  return std::to_string(count) + " " + (count == 1 ? one : many);
-}
-
-std::string Seconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), seconds < 10 ? "%.2f s" : "%.1f s", seconds);
-  return text;
-}
-
 // "≤ 2 preemptions", or "no preemption" for a bound of 0.
 std::string AtMost(uint64_t bound) {
   return bound == 0 ? "no preemption" : "≤ " + Plural(bound, "preemption", "preemptions");
@@ -46,7 +36,7 @@ std::string ReplayCommand(const std::string& trace) { return "chess-trace replay
 
 std::string StopWord(const SearchSummary& s) {
   if (s.interrupted) return "interrupted";
-  if (!s.error.empty()) return "error";
+  if (!s.error.empty()) return s.unsupported ? "unsupported" : "error";
   switch (s.result->end) {
     case search::SearchEnd::kBoundExplored: return "bound-explored";
     case search::SearchEnd::kExhausted: return "exhausted";
@@ -181,9 +171,11 @@ std::string ExploreTextReport(const SearchSummary& s) {
     }
     if (!bug.trace_problem.empty()) out << "  note: " << bug.trace_problem << "\n";
   }
-  if (!s.error.empty()) out << "chess-trace: error: " << s.error << "\n";
+  if (!s.error.empty()) out << "chess-trace: " << (s.unsupported ? "unsupported: " : "error: ") << s.error << "\n";
   if (s.bugs.empty() && s.error.empty()) {
     out << "chess-trace: " << (s.interrupted ? "interrupted by " + SignalName(s.stop_signal) + ", no bug so far: " : "no bug: ") << CoverageSentence(s) << "\n";
+  } else if (s.bugs.empty()) {
+    out << "  the search stopped there: nothing it explored is a statement about the program\n";
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
@@ -207,7 +199,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("schema").Int(1);
   json.Key("command").String("explore");
   const ReportedBug* first = s.bugs.empty() ? nullptr : &s.bugs.front();
-  const std::string outcome = !s.error.empty() ? "error"
+  const std::string outcome = !s.error.empty() ? (s.unsupported ? "unsupported" : "error")
                               : first != nullptr ? std::string(search::OutcomeName(first->found.summary.outcome))
                                                  : "none";
   json.Key("outcome").String(outcome);

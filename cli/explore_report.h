@@ -36,6 +36,7 @@ struct SearchSummary {
   uint64_t max_executions = 0;
   uint64_t max_steps = 0;
   std::string error;              // the search could not go on
+  bool unsupported = false;       // … because the program failed after a refused call
   // The fork server: whether it was on, how many executions it started, and why it started
   // none (or stopped), when so.
   bool fork_server = false;

@@ -13,6 +13,7 @@
 #include "cli/trace_recording.h"
 #include "cli/exit_codes.h"
 #include "cli/messages.h"
+#include "cli/refusals.h"
 #include "cli/report.h"
 #include "search/non_preemptive_strategy.h"
 #include "seccomp/filter.h"
@@ -92,8 +93,9 @@ int RunCommand(const RunOptions& options) {
     }
   }
   uint64_t isolated = 0;
-  const supervisor::ExecutionResult result =
+  supervisor::ExecutionResult result =
       Execute(execution, recording ? static_cast<search::Strategy&>(recording->Strategy()) : strategy, &isolated);
+  result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
   bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, messages);
   if (recording) {
     if (auto finished = recording->Finish(result, settings, isolated); !finished) {

@@ -9,6 +9,7 @@
 #include "cli/command_line.h"
 #include "cli/execution.h"
 #include "cli/exit_codes.h"
+#include "cli/refusals.h"
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/replay_strategy.h"
@@ -194,7 +195,11 @@ int ReplayCommand(const ReplayOptions& options) {
   if (trace->outcome && search::EndsAtADecision(trace->outcome->outcome)) {
     strategy.EndWith({trace->outcome->outcome, trace->outcome->message});
   }
-  const supervisor::ExecutionResult result = Execute(execution, strategy);
+  supervisor::ExecutionResult result = Execute(execution, strategy);
+  // A recorded run that failed after a refused call was judged `unsupported`; so is its replay.
+  if (trace->outcome && trace->outcome->outcome == search::Outcome::kUnsupported) {
+    result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
+  }
   if (result.handed_over) {
     messages.Say("the tree was ended");
     return 0;

@@ -122,6 +122,7 @@ class Supervisor final : private HandlerServices {
   FutexTable& Futexes() override { return futexes_; }
   const Clock& Time() override { return *clock_; }
   void Notice(const std::string& text) override;
+  void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) override;
   const std::vector<uint8_t>& VisibleAffinity() override { return options_.visible_affinity; }
   void Stop(search::Outcome outcome, const std::string& message) override;
   size_t ProcessesAllowed() override;
@@ -332,6 +333,7 @@ class Supervisor final : private HandlerServices {
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;
+  std::vector<RefusedCall> refused_;
   std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
   std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending

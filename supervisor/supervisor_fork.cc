@@ -85,6 +85,7 @@ PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
   prefix.yield_due = yield_due_;
   prefix.history = history_;
   prefix.notices = notices_;
+  prefix.refused = refused_;
   prefix.starting_files = starting_files_;
   prefix.decision_stacks = decision_stacks_;
   return prefix;
@@ -145,6 +146,7 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
   decision_stacks_ = prefix.decision_stacks;
   // What the prefix said, each execution says, as one that ran it would.
   for (const std::string& notice : prefix.notices) Notice(notice);
+  refused_ = prefix.refused;
   if (auto mismatch = strategy_.Play(prefix.tape)) {
     Finish(search::Outcome::kDivergence, "the execution forked from the template is not the one asked for (" +
                                              *mismatch + ")");
