@@ -67,6 +67,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   supervisor::ExecutionResult result = cli::Execute(execution_, recorder);
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
+  visibility_.Add(result.images);
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.message = result.message;
   summary.outcome = Judge(result, &summary.message);

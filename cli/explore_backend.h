@@ -10,6 +10,7 @@
 
 #include "cli/execution.h"
 #include "cli/refusals.h"
+#include "cli/visibility.h"
 #include "search/explorer.h"
 #include "search/recording_strategy.h"
 #include "supervisor/output_capture.h"
@@ -41,6 +42,8 @@ class SupervisorBackend final : public search::ExecutionBackend {
     std::string strategy;
   };
   const std::optional<InterruptedRun>& Interrupted() const { return interrupted_; }
+  // What the executions so far let the search see of each program.
+  const VisibilityTally& Visibility() const { return visibility_; }
   // How many executions were forked from a fork server's template.
   uint64_t Forked() const { return forked_; }
   // Why executions cannot be run at all (the capture failed), if so.
@@ -54,6 +57,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
   PreparedExecution& execution_;
   int expect_exit_;
   RefusalJudge refusals_;
+  VisibilityTally visibility_;
   uint64_t executions_ = 0;
   uint64_t forked_ = 0;
   std::map<std::string, uint64_t> signatures_;

@@ -222,6 +222,7 @@ int Search::Run() {
   summary.wall_seconds = Elapsed();
   summary.fork_server = execution_.fork_server != nullptr;
   summary.forked = backend_.Forked();
+  summary.visibility = backend_.Visibility().Summarize(settings_.sync_points);
   if (execution_.fork_server) summary.fork_server_unused = execution_.fork_server->Unused();
   summary.stop_signal = supervisor::PendingStopSignal();
   summary.interrupted = summary.stop_signal != 0;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/explore_backend.h"
+#include "cli/visibility.h"
 #include "search/explorer.h"
 
 namespace chess::cli {
@@ -42,6 +43,9 @@ struct SearchSummary {
   bool fork_server = false;
   uint64_t forked = 0;
   std::string fork_server_unused;
+  // The layers of points the search used, and the programs whose sync operations it could not
+  // see: a "no bug" then says what it is not a proof of.
+  SearchVisibility visibility;
 };
 
 // "BUG: deadlock in execution 7 with 1 preemption" and the rest, or "no bug: …".

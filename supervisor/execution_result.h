@@ -11,6 +11,7 @@
 
 #include "search/outcome.h"
 #include "supervisor/backtrace.h"
+#include "supervisor/program_images.h"
 
 namespace chess::supervisor {
 
@@ -83,6 +84,7 @@ struct ExecutionResult {
   bool forked = false;           // started from a fork server's template, not by execve
   bool handed_over = false;      // stopped where asked (SupervisorOptions::stop_at) and handed over
   std::vector<RefusedCall> refused;  // each refused call once, in the order first made
+  std::vector<ProgramImage> images;  // what each program exec'd let the search see
   // The stacks SupervisorOptions::backtrace_before asked for, by decision: the thread that ran
   // before each of those decisions, where it stopped.
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;

@@ -55,6 +55,7 @@ struct PrefixState {
   PointHistory history;
   std::set<std::string> notices;
   std::vector<RefusedCall> refused;
+  ProgramImages images;
   std::set<std::pair<uint64_t, uint64_t>> starting_files;
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
 };

@@ -153,6 +153,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   }
   result.scheduling_points = points_;
   result.refused = refused_;
+  result.images = images_.All();
   result.decision_stacks = std::move(decision_stacks_);
   result.threads_created = threads_.ThreadsCreated();
   result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
@@ -508,6 +509,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       ptrace::ResumeToSyscallExit(thread.tid);
       return;
     case Disposition::Kind::kPoint:
+      if (disposition.op == search::OpKind::kSyncOp) images_.SyncOp(thread.process->image);
       thread.op_pending = true;
       thread.state = ThreadState::kReady;
       thread.point = {thread.id, disposition.op, disposition.resource, disposition.is_write,

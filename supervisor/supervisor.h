@@ -334,6 +334,7 @@ class Supervisor final : private HandlerServices {
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;
   std::vector<RefusedCall> refused_;
+  ProgramImages images_;  // what each program the tree exec'd let the search see
   std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
   std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending

@@ -86,6 +86,7 @@ PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
   prefix.history = history_;
   prefix.notices = notices_;
   prefix.refused = refused_;
+  prefix.images = images_;
   prefix.starting_files = starting_files_;
   prefix.decision_stacks = decision_stacks_;
   return prefix;
@@ -147,6 +148,7 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
   // What the prefix said, each execution says, as one that ran it would.
   for (const std::string& notice : prefix.notices) Notice(notice);
   refused_ = prefix.refused;
+  images_ = prefix.images;
   if (auto mismatch = strategy_.Play(prefix.tape)) {
     Finish(search::Outcome::kDivergence, "the execution forked from the template is not the one asked for (" +
                                              *mismatch + ")");
