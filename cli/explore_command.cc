@@ -222,7 +222,7 @@ int Search::Run() {
   summary.wall_seconds = Elapsed();
   summary.fork_server = execution_.fork_server != nullptr;
   summary.forked = backend_.Forked();
-  summary.visibility = backend_.Visibility().Summarize(settings_.sync_points);
+  summary.visibility = backend_.Visibility().Summarize(settings_.sync_points, options_.focus);
   if (execution_.fork_server) summary.fork_server_unused = execution_.fork_server->Unused();
   summary.stop_signal = supervisor::PendingStopSignal();
   summary.interrupted = summary.stop_signal != 0;
@@ -327,6 +327,16 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("N")
       ->check(WholeNumber(0, 255))
       ->capture_default_str();
+  explore->add_option("--focus", options.focus,
+                      "Search the threads of NAME only (repeat for more programs): a process is NAME's when "
+                      "the file it exec'd or its executable is called NAME (python3 for a script run by "
+                      "`python3 t.py`; a wrapper script's own name). The other processes — a version "
+                      "manager's shell shims, env, a test runner's script — run as they would without a search: "
+                      "no preemptions, no permutations among them, no deadlines fired early. For a wrapper "
+                      "that starts many short-lived processes before the program under test")
+      ->type_name("NAME")
+      ->allow_extra_args(false)
+      ->take_all();
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")
@@ -370,6 +380,7 @@ int ExploreCommand(const ExploreOptions& options) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
   execution.options.slice_yields = false;
+  execution.options.focus = options.focus;
   if (options.fork_server) {
     execution.fork_server = std::make_unique<supervisor::ForkServer>();
     execution.options.fork_server = execution.fork_server.get();

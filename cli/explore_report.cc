@@ -60,6 +60,13 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
   }
   std::string text;
   for (size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + words[i];
+  if (!visibility.focus.empty()) {
+    text += ", in the threads of ";
+    for (size_t i = 0; i < visibility.focus.size(); ++i) {
+      text += (i == 0 ? "" : i + 1 == visibility.focus.size() ? " and " : ", ") + visibility.focus[i];
+    }
+    text += " only (--focus: the other processes ran without preemptions)";
+  }
   return text;
 }
 
@@ -208,6 +215,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
         << CoverageSentence(s) << "\n";
     for (const std::string& spot : s.visibility.blind_spots) out << "  warning: " << spot << "\n";
     out << "  scheduling points: " << DescribeLayers(s.visibility) << "\n";
+    for (const std::string& hint : s.visibility.hints) out << "  hint: " << hint << "\n";
   } else if (s.bugs.empty()) {
     out << "  the search stopped there: nothing it explored is a statement about the program\n";
   } else {
@@ -278,6 +286,9 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   // False when a program's threads synchronized where the search had no point: its
   // "complete" then covers the points it saw, not the program.
   json.Key("sync_ops_visible").Bool(s.visibility.blind_spots.empty());
+  json.Key("focus").BeginArray();
+  for (const std::string& name : s.visibility.focus) json.String(name);
+  json.EndArray();
   json.Key("programs").BeginArray();
   for (const supervisor::ProgramImage& program : s.visibility.programs) {
     json.BeginObject();
@@ -287,12 +298,16 @@ std::string ExploreJsonReport(const SearchSummary& s) {
                                                                                   : "unknown");
     json.Key("multithreaded").Bool(program.multithreaded);
     json.Key("sync_ops").Int(static_cast<int64_t>(program.sync_ops));
+    json.Key("decisions").Int(static_cast<int64_t>(program.decisions));
     json.EndObject();
   }
   json.EndArray();
   json.EndObject();
   json.Key("warnings").BeginArray();
   for (const std::string& spot : s.visibility.blind_spots) json.String(spot);
+  json.EndArray();
+  json.Key("hints").BeginArray();
+  for (const std::string& hint : s.visibility.hints) json.String(hint);
   json.EndArray();
   json.Key("stopped_by").String(StopWord(s));
   json.Key("interrupted_by");

@@ -1,5 +1,7 @@
 #include "cli/visibility.h"
 
+#include <set>
+
 namespace chess::cli {
 namespace {
 
@@ -32,6 +34,43 @@ std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level)
   return name + " ran several threads, and none of its sync operations was a scheduling point" + consequence;
 }
 
+// A shell, or a program that only exec'd another (env, a version manager's shim): a wrapper.
+bool Wrapper(const supervisor::ProgramImage& program) {
+  static const std::set<std::string> kShells = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "env"};
+  return kShells.contains(Basename(program.path)) || (program.replaced > 0 && !program.multithreaded);
+}
+
+// When most decisions went to wrappers, the program to --focus on: the one with the most
+// decisions among the others, preferring one that ran threads.
+std::string WrapperHint(const std::vector<supervisor::ProgramImage>& programs) {
+  uint64_t total = 0, wrapped = 0;
+  std::string wrappers;
+  const supervisor::ProgramImage* candidate = nullptr;
+  for (const supervisor::ProgramImage& program : programs) {
+    total += program.decisions;
+    if (Wrapper(program)) {
+      wrapped += program.decisions;
+      if (program.decisions > 0) wrappers += (wrappers.empty() ? "" : ", ") + Basename(program.path);
+      continue;
+    }
+    const bool better = candidate == nullptr || (program.multithreaded && !candidate->multithreaded) ||
+                        (program.multithreaded == candidate->multithreaded && program.decisions > candidate->decisions);
+    if (better) candidate = &program;
+  }
+  // Too few decisions to matter, or not mostly wrappers: no advice.
+  if (total < 1000 || wrapped * 2 <= total) return {};
+  std::string text = std::to_string(wrapped * 100 / total) +
+                     "% of the decisions that had a choice were taken in shells and in wrappers that exec'd "
+                     "another program (" + wrappers + "), whose interleavings are seldom of interest";
+  if (candidate != nullptr) {
+    text += ": --focus " + Basename(candidate->path) + " searches only " + Basename(candidate->path) +
+            "'s threads and runs the others without preemptions";
+  } else {
+    text += ": --focus NAME searches only the threads of the program NAME";
+  }
+  return text;
+}
+
 }  // namespace
 
 void VisibilityTally::Add(const std::vector<supervisor::ProgramImage>& images) {
@@ -44,12 +83,18 @@ void VisibilityTally::Add(const std::vector<supervisor::ProgramImage>& images) {
     supervisor::ProgramImage& known = programs_[found->second];
     known.multithreaded = known.multithreaded || image.multithreaded;
     known.sync_ops += image.sync_ops;
+    known.decisions += image.decisions;
+    known.replaced += image.replaced;
   }
 }
 
-SearchVisibility VisibilityTally::Summarize(SyncPoints level) const {
+SearchVisibility VisibilityTally::Summarize(SyncPoints level, const std::vector<std::string>& focus) const {
   SearchVisibility visibility;
   visibility.programs = programs_;
+  visibility.focus = focus;
+  if (focus.empty()) {
+    if (std::string hint = WrapperHint(programs_); !hint.empty()) visibility.hints.push_back(std::move(hint));
+  }
   visibility.visible_layers.push_back("syscalls");
   bool sync_ops = false;
   for (const supervisor::ProgramImage& program : programs_) {

@@ -23,13 +23,18 @@ struct SearchVisibility {
   // A program that ran several threads whose sync operations were no scheduling points: a
   // sentence each, saying which program, why, and what the search therefore could not find.
   std::vector<std::string> blind_spots;
+  // --focus, when given: the programs whose threads were searched.
+  std::vector<std::string> focus;
+  // Advice on where the search spent itself: most decisions in shells and wrappers that
+  // exec'd again, with the --focus that would search the program under test instead.
+  std::vector<std::string> hints;
 };
 
 // The programs of every execution of a search, merged.
 class VisibilityTally {
  public:
   void Add(const std::vector<supervisor::ProgramImage>& images);
-  SearchVisibility Summarize(SyncPoints level) const;
+  SearchVisibility Summarize(SyncPoints level, const std::vector<std::string>& focus = {}) const;
 
  private:
   std::vector<supervisor::ProgramImage> programs_;  // in the order first seen

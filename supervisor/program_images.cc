@@ -44,6 +44,29 @@ size_t ProgramImages::Exec(pid_t tid) {
   return images_.size() - 1;
 }
 
+std::string ProcessComm(pid_t tid) {
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char name[32];
+  const ssize_t length = read(fd, name, sizeof(name));
+  close(fd);
+  if (length <= 0) return {};
+  std::string comm(name, static_cast<size_t>(length));
+  while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+  return comm;
+}
+
+bool ProgramImages::Matches(size_t image, const std::string& comm, const std::vector<std::string>& names) const {
+  const std::string executable = image < images_.size() ? images_[image].path.substr(images_[image].path.rfind('/') + 1) : "";
+  for (const std::string& name : names) {
+    // The kernel keeps 15 bytes of the name: a longer one matches on them.
+    if (name == executable || (!comm.empty() && name.substr(0, 15) == comm)) return true;
+  }
+  return false;
+}
+
 Linking LinkingOf(const std::string& path) {
   using Key = std::tuple<dev_t, ino_t, int64_t, int64_t>;
   static std::mutex mutex;

@@ -28,6 +28,10 @@ struct ProgramImage {
   Linking linking = Linking::kUnknown;
   bool multithreaded = false;  // one of its processes ran a second thread
   uint64_t sync_ops = 0;       // sync operations its processes announced through the shim
+  // Scheduling decisions that had a choice (two threads or more could run) where one of its
+  // threads stopped: where it multiplies the schedules.
+  uint64_t decisions = 0;
+  uint64_t replaced = 0;       // times one of its processes exec'd another program (a wrapper)
 
   bool operator==(const ProgramImage&) const = default;
 };
@@ -45,12 +49,25 @@ class ProgramImages {
   void SecondThread(size_t image) {
     if (image < images_.size()) images_[image].multithreaded = true;
   }
+  void Choice(size_t image) {
+    if (image < images_.size()) ++images_[image].decisions;
+  }
+  void Replaced(size_t image) {
+    if (image < images_.size()) ++images_[image].replaced;
+  }
+  // Whether a process whose exec'd file is called `comm` (/proc/PID/comm: the basename of the
+  // path given to execve, a script's own name included, cut at 15 bytes) and that runs `image`
+  // is one of `names` (--focus): either name matches.
+  bool Matches(size_t image, const std::string& comm, const std::vector<std::string>& names) const;
   const std::vector<ProgramImage>& All() const { return images_; }
 
  private:
   std::vector<ProgramImage> images_;
   std::map<std::string, size_t> by_path_;
 };
+
+// /proc/TID/comm without its newline: the name of the file the thread's process last exec'd.
+std::string ProcessComm(pid_t tid);
 
 // Reads the ELF header and program headers of `path` (/proc/PID/exe: the file itself, whatever
 // mount namespace the process is in), cached by device, inode and mtime for the life of

@@ -59,6 +59,9 @@ struct SupervisorOptions {
   // Reads, writes and polls of pipes and sockets are scheduling points (for a search); a run
   // that only needs to be faithful lets ready I/O through without stopping to decide.
   bool io_points = false;
+  // --focus: the programs whose threads the search explores (by the basename of the exec'd
+  // file or of the executable); the other processes run without preemptions. Empty: all.
+  std::vector<std::string> focus;
   // Virtual time whose CLOCK_REALTIME starts at this epoch (nanoseconds since 1970); nullopt:
   // the program sees the machine's clocks and sleeps take real time.
   std::optional<int64_t> epoch;

@@ -76,6 +76,7 @@ struct Process {
   // WCONTINUED a continue.
   enum class JobChange : uint8_t { kNone, kStopped, kContinued } job_change = JobChange::kNone;
   size_t image = ProgramImages::kNone;  // what it runs: the supervisor's ProgramImages index
+  bool focused = false;                 // it runs a program --focus names
 };
 
 // A descriptor a blocked thread waits on, with the poll(2) events that would let it continue.
