@@ -182,7 +182,7 @@ std::string RenderText(const Trace& trace) {
   for (const ThreadInfo& thread : trace.threads) column.emplace(thread.thread.value, column.size());
   for (const auto& d : trace.decisions) column.emplace(d.picked.value, column.size());
   std::vector<std::string> headers(column.size());
-  for (const auto& [id, index] : column) headers[index] = "T" + std::to_string(id);
+  for (const auto& [id, index] : column) headers[index] = std::string("T").append(std::to_string(id));
   for (const ThreadInfo& thread : trace.threads) {
     headers[column[thread.thread.value]] += " (" + std::to_string(thread.pid) + "/" + std::to_string(thread.tid) + ")";
   }
