@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/divergence_report.h"
 #include "cli/explore_backend.h"
 #include "search/explorer.h"
 
@@ -40,6 +41,9 @@ struct SearchSummary {
   bool fork_server = false;
   uint64_t forked = 0;
   std::string fork_server_unused;
+  // What the words about pruned branches need: the working directory, the isolation, what
+  // changed in the directory while the search ran.
+  DivergenceContext divergence;
 };
 
 // "BUG: deadlock in execution 7 with 1 preemption" and the rest, or "no bug: …".

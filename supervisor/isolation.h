@@ -23,10 +23,14 @@
 
 namespace chess::supervisor {
 
-// --isolate as one word: CLONE_NEW* flags in the low 32 bits, and kPrivateTmp.
+// --isolate as one word: CLONE_NEW* flags in the low 32 bits, kPrivateTmp and kPrivateCwd.
 inline constexpr uint64_t kPrivateTmp = uint64_t{1} << 32;  // a fresh tmpfs on /tmp (in a mount namespace)
+// The working directory as it was, with each execution's writes in a layer of its own (an
+// overlay in the mount namespace; supervisor/private_cwd.h).
+inline constexpr uint64_t kPrivateCwd = uint64_t{1} << 33;
 
-// Which namespaces (CLONE_NEW* flags, 0: none), and whether /tmp is the tree's own.
+// Which namespaces (CLONE_NEW* flags, 0: none), and whether /tmp and the working directory are
+// the tree's own.
 struct IsolationSpec {
   int namespaces = 0;
   bool private_tmp = false;
@@ -41,7 +45,7 @@ IsolationSpec IsolationFromWord(uint64_t isolation);
 // Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt, net, tmp (tmp
 // implies mnt).
 Result<uint64_t> ParseIsolation(const std::string& list);
-// "pid,uts,ipc,mnt,net,tmp" for an --isolate word.
+// "pid,uts,ipc,mnt,net,tmp,cwd" for an --isolate word.
 std::string IsolationName(uint64_t isolation);
 
 class IsolatedInit {

@@ -15,11 +15,18 @@ namespace {
 const uint64_t kSharedNames = search::Fnv1a64("names", 5);
 
 Disposition PublishEntry(SyscallContext& ctx) {
-  if (!ctx.services.IoPoints()) return Disposition::Native();
+  if (!ctx.services.IoPoints()) {
+    ctx.services.NoteSharedNames(ctx.thread);
+    return Disposition::Native();
+  }
   return Disposition::Point(search::OpKind::kSyscall, kSharedNames, true);
 }
 
-Disposition PublishExecute(SyscallContext&) { return Disposition::Native(); }
+// Just before the kernel runs it: what the call finds depends on what ran before.
+Disposition PublishExecute(SyscallContext& ctx) {
+  ctx.services.NoteSharedNames(ctx.thread);
+  return Disposition::Native();
+}
 
 }  // namespace
 
