@@ -116,7 +116,9 @@ class Supervisor final : private HandlerServices {
   ExecutionResult Run(const LaunchSpec& spec);
   // Which namespaces the last run had (after Run).
   // The --isolate word the tree really got (CLONE_NEW* flags, kPrivateTmp).
-  uint64_t IsolatedNamespaces() const { return isolated_ | (init_->PrivateTmp() ? kPrivateTmp : 0); }
+  uint64_t IsolatedNamespaces() const {
+    return isolated_ | (init_->PrivateTmp() ? kPrivateTmp : 0) | (init_->PrivateCwd() ? kPrivateCwd : 0);
+  }
 
  private:
   // HandlerServices.
