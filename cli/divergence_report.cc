@@ -145,13 +145,19 @@ std::string PrunedBranchesText(const search::ExplorationResult& result, const Di
   for (size_t i = 0; i < branches.size(); ++i) {
     const search::PrunedBranch& branch = branches[i];
     const DivergenceCause cause = ClassifyCause(branch, context);
-    const std::string expected = ExpectedThere(branch.where);
-    const std::string found = FoundThere(branch);
-    text += "    " + Execution(branch.execution) + (branch.replayed != 0 ? ", replaying " + Execution(branch.replayed) : "") +
-            ", parted from it at decision " + std::to_string(branch.where.decision) + ": " +
-            (branch.replayed != 0 ? Execution(branch.replayed) : "the recording") + " had " + expected + " there, " +
-            Execution(branch.execution) + " had " + found + "\n";
-    if (expected == found) text += "      (" + branch.where.message + ")\n";
+    const std::string replaying = branch.replayed != 0 ? ", replaying " + Execution(branch.replayed) : "";
+    if (!branch.where.expected && !branch.where.found_thread) {
+      // Not at a decision: the backend said why (a fork that was not the execution asked for).
+      text += "    " + Execution(branch.execution) + replaying + ", could not follow it: " + branch.where.message + "\n";
+    } else {
+      const std::string expected = ExpectedThere(branch.where);
+      const std::string found = FoundThere(branch);
+      text += "    " + Execution(branch.execution) + replaying + ", parted from it at decision " +
+              std::to_string(branch.where.decision) + ": " +
+              (branch.replayed != 0 ? Execution(branch.replayed) : "the recording") + " had " + expected + " there, " +
+              Execution(branch.execution) + " had " + found + "\n";
+      if (expected == found) text += "      (" + branch.where.message + ")\n";
+    }
     if (i == 0) {
       if (branch.stopped) {
         for (size_t f = 0; f < branch.stopped->stack.size(); ++f) {

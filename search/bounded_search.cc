@@ -113,7 +113,11 @@ PrunedBranch BoundedSearch::Describe(const Branch& branch, const BoundedExecutio
                                      const ExecutionSummary& summary, uint64_t number) {
   PrunedBranch pruned;
   pruned.execution = number;
-  if (auto where = execution.Diverged()) pruned.where = std::move(*where);
+  if (auto where = execution.Diverged()) {
+    pruned.where = std::move(*where);
+  } else {
+    pruned.where.message = summary.message;  // the backend's own (a fork that was not the execution asked for)
+  }
   for (const StoppedThread& thread : summary.threads) {
     if (pruned.where.found_thread && thread.thread == pruned.where.found_thread->value) pruned.stopped = thread;
   }

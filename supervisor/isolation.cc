@@ -302,13 +302,15 @@ int InitMain(void* argument) {
     // name mkstemp chose) is not seen by the next (each spawn mounts a new one), nor by anyone
     // else.
     if (spec.private_tmp) context->kept = HoldKept(spec.kept_in_tmp);
+    // The real working directory, held before a private /tmp hides it: what is bound back there
+    // goes with each /tmp replaced, and an overlay's lower layer must not.
+    const int held = spec.private_cwd ? context->cwd.Hold(spec.cwd) : 0;
     if (error == 0 && spec.private_tmp) error = MountPrivateTmp(context->kept, false);
     // The working directory through an overlay of each execution's own (under a private /tmp,
     // over the real directory bound back there).
     if (error == 0 && spec.private_cwd) {
       report.step = SetupStep::kWorkingDirectory;
-      error = context->cwd.Hold(spec.cwd);
-      if (error == 0) error = context->cwd.Mount();
+      error = held != 0 ? held : context->cwd.Mount();
     }
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {

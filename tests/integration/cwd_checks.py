@@ -148,6 +148,20 @@ def trace_keeps_cwd(chess_trace, programs):
     print("ok: the trace keeps cwd private in its replays; without it the replay finds what the run left")
 
 
+def with_private_tmp(chess_trace, programs):
+    """A run that writes in /tmp and in its working directory gets a new /tmp and a new overlay
+    for the next run, whether the directory is under /tmp (its overlay goes with the /tmp it was
+    mounted in) or not: every run of --check-determinism finds both as the first did."""
+    script = "test -e /tmp/left && exit 4; touch /tmp/left; test -e ./left && exit 3; touch ./left; echo ok"
+    for parent in ("/tmp", os.getcwd()):
+        with tempfile.TemporaryDirectory(dir=parent) as cwd:
+            code, out, err = run([chess_trace, "run", PRIVATE_CWD, "--check-determinism", "4", "--", "sh", "-c",
+                                  script], cwd=cwd)
+            if code != 0 or "deterministic: 4 runs" not in err or out != "ok\n" or left_in(cwd):
+                fail(f"in {cwd}: exit {code}, stdout {out!r}, left {left_in(cwd)}:\n{err}")
+    print("ok: /tmp and the working directory both fresh in every run, under /tmp or not")
+
+
 def refusals(chess_trace, programs):
     """cwd says why it cannot be had, and --help says what it does."""
     cases = [("/", ["--isolate=pid,mnt,cwd"], "the working directory is /"),
@@ -166,7 +180,7 @@ def main():
     chess_trace, check, programs = sys.argv[1:4]
     checks = {"shared-cwd-diverges": shared_cwd_diverges, "private-cwd": private_cwd_leaves_nothing,
               "template-after-touch": template_after_touch, "trace-keeps-cwd": trace_keeps_cwd,
-              "refusals": refusals}
+              "with-private-tmp": with_private_tmp, "refusals": refusals}
     checks[check](chess_trace, programs)
 
 

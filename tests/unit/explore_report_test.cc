@@ -110,6 +110,20 @@ TEST(ExploreReport, APrunedSearchIsNeitherCompleteNorExhaustedInJson) {
   EXPECT_NE(json.find(R"("remedy":"--isolate pid,uts,ipc,mnt,tmp,cwd)"), std::string::npos) << json;
 }
 
+TEST(ExploreReport, ABranchPrunedForAReasonTheBackendGaveIsToldInItsWords) {
+  search::ExplorationResult result = PrunedSearch();
+  search::PrunedBranch& branch = result.pruned_branches.front();
+  branch.where = search::DivergencePoint{};
+  branch.where.message = "the execution forked from the template is not the one asked for (decision 3)";
+  branch.cause.reset();
+  const std::string text = ExploreTextReport(Summary(result));
+  EXPECT_NE(text.find("execution 3, replaying execution 1, could not follow it: the execution forked from the "
+                      "template is not the one asked for (decision 3)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("parted from it at decision"), std::string::npos) << text;
+}
+
 TEST(ExploreReport, ASearchThatStoppedAtABugStillCountsWhatItPruned) {
   search::ExplorationResult result = PrunedSearch();
   result.end = search::SearchEnd::kBug;

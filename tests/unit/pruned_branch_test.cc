@@ -137,6 +137,24 @@ TEST(PrunedBranchTest, ABranchWhoseRetryFollowsIsNotPrunedAndTheBoundStaysCovere
   EXPECT_TRUE(result.coverage.complete);
 }
 
+TEST(PrunedBranchTest, ADivergenceTheBackendFoundItselfIsDescribedInItsWords) {
+  // Not at a decision the replay compared (a fork that was not the execution asked for): the
+  // backend's message is all there is to say.
+  ModelBackend backend(TwoThreadsOfTwoSteps());
+  backend.diverge_at_ = [](uint64_t execution, uint64_t decision) -> std::optional<bool> {
+    return (execution == 2 || execution == 3) && decision == 0;
+  };
+  const ExplorationResult result = Explorer(EverySchedule(), backend).Explore();
+  ASSERT_EQ(result.pruned_branches.size(), 1u);
+  const PrunedBranch& branch = result.pruned_branches.front();
+  EXPECT_EQ(branch.execution, 3u);
+  EXPECT_EQ(branch.replayed, 1u);
+  EXPECT_EQ(branch.where.message, "model divergence");
+  EXPECT_FALSE(branch.where.expected.has_value());
+  EXPECT_FALSE(branch.where.found_thread.has_value());
+  EXPECT_FALSE(result.coverage.complete);
+}
+
 TEST(PrunedBranchTest, OnlyTheFirstFewPrunedBranchesAreDescribed) {
   // Three threads of three steps, each execution after the first with one more call in thread 0:
   // many branches pruned, a few described.
