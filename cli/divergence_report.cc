@@ -30,11 +30,19 @@ std::string Shown(const std::string& path, const std::string& directory) {
 
 std::string Execution(uint64_t number) { return "execution " + std::to_string(number); }
 
+// Which of its trapped syscalls a thread stopped at, when both executions' threads stopped in the
+// same call (the same call, reached after another number of calls).
+std::string PointIndex(const search::DivergencePoint& where) {
+  if (!where.expected || !where.found_thread || where.expected->point.syscall != where.found_point.syscall) return {};
+  return " (its point " + std::to_string(where.expected->point.index) + ")";
+}
+
 // What the replayed execution had at the decision where they parted.
 std::string ExpectedThere(const search::DivergencePoint& where) {
   if (!where.expected) return "ended its schedule";
   if (!where.expected->current) return "no thread stopped";
-  return "thread " + std::to_string(where.expected->current->value) + " stop " + search::DescribePoint(where.expected->point);
+  return "thread " + std::to_string(where.expected->current->value) + " stop " +
+         search::DescribePoint(where.expected->point) + PointIndex(where);
 }
 
 // What the diverging execution had there instead: the call with its arguments when the thread
@@ -47,7 +55,9 @@ std::string FoundThere(const search::PrunedBranch& branch) {
       where.found_point.op != search::OpKind::kThreadStart && where.found_point.op != search::OpKind::kInterrupted) {
     at = "in " + branch.stopped->call;
   }
-  return "thread " + std::to_string(where.found_thread->value) + " stop " + at;
+  const std::string index = PointIndex(where).empty() ? std::string()
+                                                      : " (its point " + std::to_string(where.found_point.index) + ")";
+  return "thread " + std::to_string(where.found_thread->value) + " stop " + at + index;
 }
 
 // "an earlier execution created it", from what each found at the name.
@@ -93,20 +103,21 @@ DivergenceCause ClassifyCause(const search::PrunedBranch& branch, const Divergen
     const std::string happened = WhatHappenedTo(*branch.cause);
     if (Under(cause.path, context.cwd) && !private_cwd) {
       cause.kind = "working-directory";
-      cause.explanation = DescribeCause(branch, *branch.cause, Shown(cause.path, context.cwd)) +
-                          ": a file in the working directory " + context.cwd +
-                          ", which the executions share — " + happened;
+      const std::string shown = Shown(cause.path, context.cwd);
+      cause.explanation = DescribeCause(branch, *branch.cause, shown) + ": " + shown + " is in the working directory " +
+                          context.cwd + ", which the executions share, and " + happened;
       cause.remedy = cwd_remedy;
     } else if (Under(cause.path, "/tmp") && !private_tmp) {
       cause.kind = "tmp";
       cause.explanation = DescribeCause(branch, *branch.cause, cause.path) +
-                          ": /tmp is shared between executions (and with the machine) — " + happened;
+                          ": /tmp is shared between executions (and with the machine), and " + happened;
       cause.remedy = IsolateWith(context.isolation, supervisor::kPrivateTmp | CLONE_NEWNS) +
                      " (a fresh, empty /tmp for each execution)";
     } else {
       cause.kind = "shared-file";
       cause.explanation = DescribeCause(branch, *branch.cause, cause.path) +
-                          ": a name every execution sees (outside what --isolate makes private) — " + happened;
+                          ": every execution sees that name (--isolate makes only /tmp and the working directory "
+                          "private), and " + happened;
       cause.remedy = "have the program keep such files in its working directory or in /tmp, which --isolate can "
                      "make private, or remove them before each run";
     }

@@ -356,8 +356,9 @@ int InitMain(void* argument) {
     }
     if (error == 0 && spec.private_cwd) {
       // An overlay under /tmp went with the /tmp it was mounted in.
-      if (tmp_replaced && spec.cwd.rfind("/tmp/", 0) == 0) context->cwd.Forget();
-      if (tmp_replaced || !context->cwd.Pristine()) error = context->cwd.Mount();
+      const bool gone = tmp_replaced && spec.cwd.rfind("/tmp/", 0) == 0;
+      if (gone) context->cwd.Forget();
+      if (gone || !context->cwd.Pristine()) error = context->cwd.Mount();
     }
     return error;
   };
@@ -422,6 +423,12 @@ int InitMain(void* argument) {
       if (child < 0) SendMessage(socket, error != 0 ? kNotReady : 0, {}, false);
     }
   }
+}
+
+// The --isolate word a spec was made from.
+uint64_t WordOf(const IsolationSpec& spec) {
+  return static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0) |
+         (spec.private_cwd ? kPrivateCwd : 0);
 }
 
 }  // namespace
@@ -496,7 +503,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   if (init < 0) {
     const int error = errno;
     close(sockets[0]);
-    return Error{std::string("cannot create namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) + "): " +
+    return Error{std::string("cannot create namespaces (") + IsolationName(WordOf(spec)) + "): " +
                  std::strerror(error)};
   }
   init_pid_ = init;
@@ -536,7 +543,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
     if (got == sizeof(report) && report.step == SetupStep::kWorkingDirectory) {
       return Error{WhyNoOverlay(spec.cwd, report.error)};
     }
-    return Error{std::string("cannot set up the namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) +
+    return Error{std::string("cannot set up the namespaces (") + IsolationName(WordOf(spec)) +
                  "): " + (got == sizeof(report) && report.error != 0 ? std::strerror(report.error) : "the init failed")};
   }
   return {};

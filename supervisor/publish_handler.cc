@@ -15,10 +15,7 @@ namespace {
 const uint64_t kSharedNames = search::Fnv1a64("names", 5);
 
 Disposition PublishEntry(SyscallContext& ctx) {
-  if (!ctx.services.IoPoints()) {
-    ctx.services.NoteSharedNames(ctx.thread);
-    return Disposition::Native();
-  }
+  if (!ctx.services.IoPoints()) return Disposition::Native();
   return Disposition::Point(search::OpKind::kSyscall, kSharedNames, true);
 }
 

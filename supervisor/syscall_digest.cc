@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "search/fnv1a.h"
@@ -249,11 +250,9 @@ std::vector<search::SyscallEvent> NameEvents(const Thread& thread) {
     if (written.empty()) return;
     const std::string base = dirfd == AT_FDCWD ? proc + "/cwd" : proc + "/fd/" + std::to_string(dirfd);
     Name name{written, written[0] == '/' ? proc + "/root" + written : base + "/" + written, written};
-    if (written[0] != '/') {
-      std::string directory = Link(base);
-      if (directory.size() > 1 && directory.back() == '/') directory.pop_back();
-      name.absolute = (directory == "/" ? "" : directory) + "/" + written;
-    }
+    if (written[0] != '/') name.absolute = Link(base) + "/" + written;
+    name.absolute = std::filesystem::path(name.absolute).lexically_normal().string();
+    if (name.absolute.size() > 1 && name.absolute.back() == '/') name.absolute.pop_back();
     names.push_back(std::move(name));
   };
   if (nr == SYS_bind || nr == SYS_connect) {

@@ -83,8 +83,8 @@ TEST(ExploreReport, APrunedSearchSaysItsBoundIsNotCovered) {
   EXPECT_NE(text.find("#1 main+0x4d (prog)"), std::string::npos) << text;
   EXPECT_NE(text.find("likely cause: thread 0's " + search::NameSyscall(257) +
                       " of tally.0.out found nothing there in execution 1, and a regular file of 16 bytes in "
-                      "execution 3: a file in the working directory /work/dir, which the executions share — an "
-                      "earlier execution created it"),
+                      "execution 3: tally.0.out is in the working directory /work/dir, which the executions share, "
+                      "and an earlier execution created it"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("try: --isolate pid,uts,ipc,mnt,tmp,cwd"), std::string::npos) << text;
