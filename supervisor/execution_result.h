@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "search/determinism_check.h"
 #include "search/outcome.h"
 #include "supervisor/backtrace.h"
 #include "supervisor/program_images.h"
@@ -88,6 +89,9 @@ struct ExecutionResult {
   // The stacks SupervisorOptions::backtrace_before asked for, by decision: the thread that ran
   // before each of those decisions, where it stopped.
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
+  // What the calls that create, remove or rename shared names found there, in order
+  // (SupervisorOptions::watch_names; syscall_digest.h's NameEvents).
+  std::vector<search::SyscallEvent> names;
 };
 
 }  // namespace chess::supervisor
