@@ -204,6 +204,10 @@ int ReplayCommand(const ReplayOptions& options) {
     messages.Say("the tree was ended");
     return 0;
   }
+  if (result.stopped_by_signal != 0) {  // SIGINT, SIGTERM, SIGHUP: 130, 143, 129, as for run
+    ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
+    return 128 + result.stopped_by_signal;
+  }
   if (!options.stop_at.empty() && result.outcome != search::Outcome::kDivergence) {
     messages.Say("--stop-at " + options.stop_at + ": the replay ended (" +
                  Describe(result.outcome, result.exit_status, result.signal) + ") before reaching that point");

@@ -311,6 +311,44 @@ def clean_report_and_log(chess_trace, program):
     print("ok: clean report and --log")
 
 
+def replay_stop_signal(chess_trace, signal_name, expected_code, program):
+    """A replay stopped by a signal exits as `run` does (128 + N) and leaves no process: the run
+    is recorded for three seconds (ended by SIGINT), then its replay is signalled after one."""
+    marker = unique_marker()
+    with tempfile.TemporaryDirectory() as out:
+        trace = os.path.join(out, "long.trace")
+        recording = subprocess.Popen([chess_trace, "run", "--trace", trace, "--", *program, marker],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(3)
+        recording.send_signal(signal.SIGINT)
+        try:
+            recording.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            kill_group(recording.pid)
+            fail("the recording did not end within 20 s of SIGINT")
+        if not os.path.exists(trace):
+            fail("the interrupted recording wrote no trace")
+        replay = subprocess.Popen([chess_trace, "replay", trace], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  stdin=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(1)
+        replay.send_signal(getattr(signal, signal_name))
+        try:
+            _, err = replay.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            kill_group(replay.pid)
+            fail(f"the replay did not end within 20 s of {signal_name}")
+        err = err.decode(errors="replace")
+        if replay.returncode != expected_code:
+            fail(f"the replay exited {replay.returncode} after {signal_name}, expected {expected_code}:\n{err}")
+        deadline = time.monotonic() + 5
+        while survivors(marker):
+            if time.monotonic() > deadline:
+                fail(f"tracees survived the replay's {signal_name}: {survivors(marker)}")
+            time.sleep(0.05)
+    print(f"ok: a replay stopped by {signal_name} exited {expected_code}, nothing left behind")
+
+
 def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, absent_texts=(), absent_stdout=()):
     code, out, err = run([chess_trace] + arguments)
     if code != expected:
@@ -913,6 +951,10 @@ def main():
     p.add_argument("signal")
     p.add_argument("code", type=int)
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("replay-stop-signal")
+    p.add_argument("signal")
+    p.add_argument("code", type=int)
+    p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("exit-code")
     p.add_argument("code", type=int)
     p.add_argument("--stderr", action="append", default=[])
@@ -999,6 +1041,8 @@ def main():
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
         stop_signal(args.chess_trace, args.signal, args.code, args.program)
+    elif args.check == "replay-stop-signal":
+        replay_stop_signal(args.chess_trace, args.signal, args.code, args.program)
     elif args.check == "clean-report-and-log":
         clean_report_and_log(args.chess_trace, args.program)
     elif args.check == "late-input":
