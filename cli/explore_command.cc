@@ -105,6 +105,7 @@ void Search::SaveTrace(ReportedBug& bug) {
   capture.End();
   execution_.options = saved;
   bug.preemption_stacks = result.decision_stacks;
+  bug.object_names = recording.ObjectNames();
   if (auto finished = recording.Finish(result, settings_, isolated, bug.found.execution_strategy); !finished) {
     bug.trace_problem = "the trace was not saved: " + finished.error();
     return;
@@ -327,7 +328,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")
       ->type_name("DIR")
       ->capture_default_str();
-  explore->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
+  explore->add_option("--report", options.report_path, "Write a JSON report (schema 2) to FILE")->type_name("FILE");
   explore->add_flag("--quiet", options.quiet, "No progress line on the terminal");
   return explore;
 }
