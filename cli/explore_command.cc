@@ -11,6 +11,7 @@
 #include "cli/explore_backend.h"
 #include "cli/explore_report.h"
 #include "cli/messages.h"
+#include "cli/trace_names.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
 #include "search/replay_strategy.h"
@@ -32,11 +33,11 @@ Result<void> MakeOutDirectory(const std::string& dir) {
   return Error{"--out " + dir + ": " + std::strerror(errno)};
 }
 
-// "<dir>/<program>-<outcome>-<execution>.trace", with a number added while the name is taken.
-std::string UniqueTracePath(const std::string& dir, const std::string& program, search::Outcome outcome,
+// "<dir>/<program>-<outcome>-<execution>.trace", with a number added while the name is taken;
+// the program is the script an interpreter runs (TraceStem).
+std::string UniqueTracePath(const std::string& dir, const std::vector<std::string>& command, search::Outcome outcome,
                             uint64_t execution) {
-  std::string base = program.substr(program.rfind('/') + 1);
-  if (base.empty()) base = "program";
+  const std::string base = TraceStem(command);
   const std::string stem = dir + "/" + base + "-" + std::string(search::OutcomeName(outcome)) + "-" + std::to_string(execution);
   std::string path = stem + ".trace";
   for (int n = 2; access(path.c_str(), F_OK) == 0; ++n) path = stem + "." + std::to_string(n) + ".trace";
@@ -79,7 +80,7 @@ void Search::SaveTrace(ReportedBug& bug) {
     return;
   }
   const std::string path =
-      UniqueTracePath(options_.out_dir, settings_.command.front(), bug.found.summary.outcome, bug.found.execution);
+      UniqueTracePath(options_.out_dir, settings_.command, bug.found.summary.outcome, bug.found.execution);
   // The execution's own strategy goes into the trace: a sample's names its seed.
   // The recording changes the options (its log, the stacks to take): put back afterwards.
   const supervisor::SupervisorOptions saved = execution_.options;
@@ -129,7 +130,7 @@ void Search::SaveInterruptedTrace(SearchSummary& summary) {
     return;
   }
   const std::string path =
-      UniqueTracePath(options_.out_dir, settings_.command.front(), search::Outcome::kTimeout, interrupted->execution);
+      UniqueTracePath(options_.out_dir, settings_.command, search::Outcome::kTimeout, interrupted->execution);
   // One more execution on the way out: the signal that stopped the search must not stop it
   // (another Ctrl-C still does).
   supervisor::ForgetStopSignal();

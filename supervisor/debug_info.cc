@@ -1,5 +1,7 @@
 #include "supervisor/debug_info.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -203,8 +206,49 @@ bool ModuleDebugInfo::Covers(uint64_t vaddr) const {
   });
 }
 
+// Where the function containing `address` calls the outermost function inlined into it there
+// (DW_AT_call_file and DW_AT_call_line of that DW_TAG_inlined_subroutine): the line a person
+// reads in the frame's own function. Nothing when no inlined code is at the address.
+std::optional<SourceLine> InlinedCallSite(Dwfl_Module* module, uint64_t address) {
+  Dwarf_Addr cu_bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(module, address, &cu_bias);
+  if (cu == nullptr) return std::nullopt;
+  // The innermost scope at the address; past an inlined function dwarf_getscopes goes on with
+  // the scopes of its abstract definition, so the concrete chain around it is asked for apart.
+  Dwarf_Die* found = nullptr;
+  const int found_count = dwarf_getscopes(cu, address - cu_bias, &found);
+  if (found_count <= 0) return std::nullopt;
+  Dwarf_Die innermost = found[0];
+  std::free(found);
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes_die(&innermost, &scopes);
+  if (count <= 0) return std::nullopt;
+  Dwarf_Die* outermost = dwarf_tag(&innermost) == DW_TAG_inlined_subroutine ? &innermost : nullptr;
+  for (int i = 0; i < count; ++i) {  // innermost first, up to the compile unit
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_inlined_subroutine) outermost = &scopes[i];
+    if (tag == DW_TAG_subprogram) break;
+  }
+  std::optional<SourceLine> site;
+  Dwarf_Attribute attribute;
+  Dwarf_Word file_index = 0, line = 0;
+  Dwarf_Files* files = nullptr;
+  size_t file_count = 0;
+  if (outermost != nullptr && dwarf_formudata(dwarf_attr(outermost, DW_AT_call_file, &attribute), &file_index) == 0 &&
+      dwarf_formudata(dwarf_attr(outermost, DW_AT_call_line, &attribute), &line) == 0 && line > 0 &&
+      line <= INT32_MAX && dwarf_getsrcfiles(cu, &files, &file_count) == 0 && file_index < file_count) {
+    if (const char* file = dwarf_filesrc(files, file_index, nullptr, nullptr); file != nullptr && file[0] != '\0') {
+      site = SourceLine{file, static_cast<int>(line)};
+    }
+  }
+  std::free(scopes);
+  return site;
+}
+
 std::optional<SourceLine> ModuleDebugInfo::LineAt(uint64_t vaddr) const {
   if (!has_lines_) return std::nullopt;
+  // Inlined code's own line (inside std::mutex::lock, say) would not be in the frame's function.
+  if (auto site = InlinedCallSite(module_, vaddr + bias_)) return site;
   Dwfl_Line* line = dwfl_module_getsrc(module_, vaddr + bias_);
   if (line == nullptr) return std::nullopt;
   int number = 0;

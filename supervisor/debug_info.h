@@ -56,7 +56,9 @@ class ModuleDebugInfo {
   bool Covers(uint64_t vaddr) const;
 
   bool HasLines() const { return has_lines_; }
-  // The source line of the instruction at `vaddr`; nothing without line information there.
+  // The source line of the instruction at `vaddr`, in the function that holds it: where code
+  // inlined there came from, the line that calls the inlined function (what GDB shows for the
+  // frame itself). Nothing without line information there.
   std::optional<SourceLine> LineAt(uint64_t vaddr) const;
   // The function (STT_FUNC, STT_GNU_IFUNC) whose extent holds `vaddr`, from the fullest symbol
   // table libdw found (the debug file's .symtab names what a stripped .dynsym does not).

@@ -396,10 +396,12 @@ std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
       const std::string object = step.point.op == search::OpKind::kSyncOp ? symbols.NameData(step.point.resource) : "";
       std::string where = search::DescribePoint(step.point, object);
       if (where.rfind("at ", 0) == 0 || where.rfind("in ", 0) == 0) where = where.substr(3);
-      // The address of a point is its syscall instruction: worth showing only where it names a
-      // function (not inside an unnamed part of libc or the shim's hypercall).
+      // The address of a point is its syscall instruction: worth showing only where the program
+      // makes the syscall itself, not in the C library's wrapper or the shim's hypercall.
       const StackFrame frame = symbols.Code(step.pc);
-      repeated.steps.push_back(frame.function.empty() ? where : where + " at " + FormatFrame(frame));
+      const bool wrapper = frame.module.rfind("libc.so", 0) == 0 || frame.module.rfind("ld-linux", 0) == 0 ||
+                           frame.module == "libchess_preload.so";
+      repeated.steps.push_back(frame.function.empty() || wrapper ? where : where + " at " + FormatFrame(frame));
     }
     cycles.push_back(std::move(repeated));
   }

@@ -263,6 +263,18 @@ std::vector<uint32_t> FindCycle(const std::map<uint32_t, Edge>& edges) {
   return {};
 }
 
+// A function of the C or C++ runtime's own insides (__lll_lock_wait, __pthread_clockjoin_ex,
+// __libc_start_call_main, _start): some are named only where their debug information is
+// installed, and none is what the program called.
+bool RuntimeInternal(const StackFrame& frame) {
+  if (frame.function.empty() || frame.function.front() != '_') return false;
+  if (frame.function == "_start") return true;  // the C runtime's entry, linked into the program
+  for (const char* runtime : {"libc.so", "ld-linux", "libpthread.so", "libstdc++.so", "libgcc_s.so"}) {
+    if (frame.module.rfind(runtime, 0) == 0) return true;
+  }
+  return false;
+}
+
 // "futex from pthread_mutex_lock ← worker": the call and the first two functions of the stack that
 // say more than the call's own wrapper.
 std::string WhereBlocked(const std::string& call, const ThreadReport& report) {
@@ -272,7 +284,7 @@ std::string WhereBlocked(const std::string& call, const ThreadReport& report) {
   for (const StackFrame& frame : report.frames) {
     // The preload shim's wrapper has the name of the function it wraps.
     if (frame.function.empty() || frame.function == call || frame.function == "__" + call ||
-        frame.function == last) {
+        frame.function == last || RuntimeInternal(frame)) {
       continue;
     }
     last = frame.function;
