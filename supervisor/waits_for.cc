@@ -263,12 +263,7 @@ std::vector<uint32_t> FindCycle(const std::map<uint32_t, Edge>& edges) {
   return {};
 }
 
-// A function of the C or C++ runtime's own insides (__lll_lock_wait, __pthread_clockjoin_ex,
-// __libc_start_call_main, _start): some are named only where their debug information is
-// installed, and none is what the program called.
-bool RuntimeInternal(const StackFrame& frame) {
-  if (frame.function.empty() || frame.function.front() != '_') return false;
-  if (frame.function == "_start") return true;  // the C runtime's entry, linked into the program
+bool InRuntime(const StackFrame& frame) {
   for (const char* runtime : {"libc.so", "ld-linux", "libpthread.so", "libstdc++.so", "libgcc_s.so"}) {
     if (frame.module.rfind(runtime, 0) == 0) return true;
   }
@@ -276,17 +271,24 @@ bool RuntimeInternal(const StackFrame& frame) {
 }
 
 // "futex from pthread_mutex_lock ← worker": the call and the first two functions of the stack that
-// say more than the call's own wrapper.
+// say more than the call's own wrapper. The C and C++ runtimes' insides are left out: their
+// internal functions (__lll_lock_wait, _start; and below the program's frames start_thread,
+// __libc_start_main) are not what the program called, and most are named only where the
+// runtime's debug information is installed.
 std::string WhereBlocked(const std::string& call, const ThreadReport& report) {
   std::string where = call;
   std::string last;
   int named = 0;
+  bool in_program = false;
   for (const StackFrame& frame : report.frames) {
+    const bool runtime = InRuntime(frame);
+    const bool internal = runtime && !frame.function.empty() && (in_program || frame.function.front() == '_');
     // The preload shim's wrapper has the name of the function it wraps.
     if (frame.function.empty() || frame.function == call || frame.function == "__" + call ||
-        frame.function == last || RuntimeInternal(frame)) {
+        frame.function == last || internal || frame.function == "_start") {
       continue;
     }
+    in_program = in_program || !runtime;
     last = frame.function;
     where += (named == 0 ? " from " : " ← ") + frame.function;
     if (++named == 2) break;
