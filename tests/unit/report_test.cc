@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include "cli/exit_codes.h"
+#include "cli/explore_report.h"
 #include "cli/json_writer.h"
 
 namespace chess::cli {
@@ -102,6 +103,52 @@ TEST(Report, TextNamesTheOutcomeOnItsFirstLine) {
   EXPECT_NE(text.find("thread 1 (pid 100, tid 101) blocked in futex(0x1000"), std::string::npos);
   EXPECT_NE(text.find("#0 worker+0x18 (prog) at worker.c:41\n"), std::string::npos) << text;
   EXPECT_NE(text.find("#1 0x7fff0000 (?)\n"), std::string::npos) << text;
+}
+
+// An explore report of the lost wakeup: the preempted thread stood at a lock its trace names.
+SearchSummary LostWakeupSearch(const search::ExplorationResult& result) {
+  SearchSummary summary;
+  summary.result = &result;
+  ReportedBug bug;
+  bug.found.execution = 4;
+  bug.found.preemptions = 1;
+  bug.found.summary.outcome = Outcome::kDeadlock;
+  search::RecordedDecision preempted;
+  preempted.current = search::ThreadId{1};
+  preempted.picked = search::ThreadId{2};
+  preempted.point.thread = search::ThreadId{1};
+  preempted.point.op = search::OpKind::kSyncOp;
+  preempted.point.resource = 0x4040e0;
+  preempted.point.is_write = true;
+  bug.found.schedule = {preempted};
+  bug.found.preemption_decisions = {0};
+  bug.run.result = LostWakeup();
+  bug.object_names.AddThread(search::ThreadId{1}, 100);
+  bug.object_names.Add({100, 0x4040e0, "mailbox_lock (prog)"});
+  summary.bugs.push_back(bug);
+  return summary;
+}
+
+TEST(ExploreReport, JsonFramesAreObjectsAndThePreemptionNamesItsLock) {
+  search::ExplorationResult result;
+  result.executions = 4;
+  result.end = search::SearchEnd::kBug;
+  const SearchSummary summary = LostWakeupSearch(result);
+  const std::string json = ExploreJsonReport(summary);
+  EXPECT_NE(json.find(R"("schema":2)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("frames":[{"function":"worker","offset":24,"module":"prog","module_offset":4096,)"
+                      R"("file":"/src/prog/worker.c","line":41,"pc":"0x401000"},)"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"x("condition_variable":{"address":"0x4040a0","name":"mailbox_filled (prog)",)x"),
+            std::string::npos)
+      << json;
+  const std::string text = ExploreTextReport(summary);
+  EXPECT_NE(text.find("preemption 1 (decision 0): thread 1 could go on at acquire mailbox_lock (prog), thread 2 ran "
+                      "instead"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  lost wakeup: thread 1 waits in pthread_cond_wait"), std::string::npos) << text;
 }
 
 TEST(Report, CleanRunsPrintNothing) {
