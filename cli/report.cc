@@ -136,6 +136,16 @@ void WriteFrames(JsonWriter& json, const std::vector<supervisor::StackFrame>& fr
     json.Key("file");
     located ? json.String(f.file) : json.Null();
     json.Key("line").OptionalInt(located ? std::optional<int64_t>(f.line) : std::nullopt);
+    json.Key("inlined").BeginArray();
+    for (const supervisor::InlinedFunction& inlined : f.inlined) {
+      json.BeginObject();
+      json.Key("function").String(inlined.function);
+      json.Key("file");
+      inlined.file.empty() ? json.Null() : json.String(inlined.file);
+      json.Key("line").OptionalInt(inlined.line > 0 ? std::optional<int64_t>(inlined.line) : std::nullopt);
+      json.EndObject();
+    }
+    json.EndArray();
     json.Key("pc").String(Hex(f.pc));
     json.EndObject();
   }

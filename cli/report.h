@@ -24,7 +24,8 @@ void WriteStuckExplanation(JsonWriter& json, const supervisor::ExecutionResult& 
 // A thread's "waits_for", "waits_for_threads" and "condition_variable" keys.
 void WriteWaitsFor(JsonWriter& json, const supervisor::ThreadReport& thread);
 // A thread's "frames": one object per frame, innermost first, each with "function", "offset",
-// "module", "module_offset", "file", "line" (null where unknown) and "pc".
+// "module", "module_offset", "file", "line" (null where unknown), "inlined" (the functions
+// inlined there, innermost first, each {"function", "file", "line"}) and "pc".
 void WriteFrames(JsonWriter& json, const std::vector<supervisor::StackFrame>& frames);
 
 // The "schema" of every --report JSON (run, replay, explore). 2: frames are objects with source

@@ -110,6 +110,13 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
   return CaptureBacktrace(tid, symbols, max_frames);
 }
 
+bool InRuntime(const StackFrame& frame) {
+  for (const char* runtime : {"libc.so", "ld-linux", "libpthread.so", "libstdc++.so", "libgcc_s.so"}) {
+    if (frame.module.rfind(runtime, 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string FormatFrame(const StackFrame& frame) {
   char text[64];
   std::string formatted;
@@ -123,8 +130,17 @@ std::string FormatFrame(const StackFrame& frame) {
     std::snprintf(text, sizeof(text), "0x%" PRIx64, frame.pc);
     formatted = std::string(text) + " (?)";
   }
+  auto basename = [](const std::string& path) { return path.substr(path.rfind('/') + 1); };
   if (!frame.file.empty() && frame.line > 0) {
-    formatted += " at " + frame.file.substr(frame.file.rfind('/') + 1) + ":" + std::to_string(frame.line);
+    formatted += " at " + basename(frame.file) + ":" + std::to_string(frame.line);
+  }
+  // The program's own inlined helper says where the frame really is; the inside of an inlined
+  // std::mutex::lock or of the runtime's own helpers would only be noise.
+  for (const InlinedFunction& inlined : InRuntime(frame) ? std::vector<InlinedFunction>() : frame.inlined) {
+    if (inlined.file.empty() || inlined.line <= 0 || inlined.file.rfind("/usr/", 0) == 0) continue;
+    formatted += " → " + inlined.function + " at " + basename(inlined.file) + ":" + std::to_string(inlined.line) +
+                 " (inlined)";
+    break;
   }
   return formatted;
 }

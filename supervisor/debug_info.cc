@@ -1,5 +1,6 @@
 #include "supervisor/debug_info.h"
 
+#include <cxxabi.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwelf.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace chess::supervisor {
 namespace {
@@ -107,6 +109,16 @@ int Rank(unsigned char info) {
 }
 
 }  // namespace
+
+std::string Demangle(const std::string& name) {
+  // __cxa_demangle also decodes type encodings, which would turn a C function named "i" into
+  // "int": only names with the C++ function prefix are mangled.
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                   std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : name;
+}
 
 std::unique_ptr<ModuleDebugInfo> ModuleDebugInfo::Open(int fd, const std::string& path) {
   static const bool elf_ready = elf_version(EV_CURRENT) != EV_NONE;
@@ -206,56 +218,82 @@ bool ModuleDebugInfo::Covers(uint64_t vaddr) const {
   });
 }
 
-// Where the function containing `address` calls the outermost function inlined into it there
-// (DW_AT_call_file and DW_AT_call_line of that DW_TAG_inlined_subroutine): the line a person
-// reads in the frame's own function. Nothing when no inlined code is at the address.
-std::optional<SourceLine> InlinedCallSite(Dwfl_Module* module, uint64_t address) {
+// The functions inlined at `address`, innermost first, up to the concrete function holding it.
+struct InlineChain {
+  Dwarf_Die* cu = nullptr;
+  std::vector<Dwarf_Die> inlined;  // DW_TAG_inlined_subroutine entries
+};
+
+InlineChain InlinedAt(Dwfl_Module* module, uint64_t address) {
+  InlineChain chain;
   Dwarf_Addr cu_bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(module, address, &cu_bias);
-  if (cu == nullptr) return std::nullopt;
+  chain.cu = dwfl_module_addrdie(module, address, &cu_bias);
+  if (chain.cu == nullptr) return chain;
   // The innermost scope at the address; past an inlined function dwarf_getscopes goes on with
   // the scopes of its abstract definition, so the concrete chain around it is asked for apart.
   Dwarf_Die* found = nullptr;
-  const int found_count = dwarf_getscopes(cu, address - cu_bias, &found);
-  if (found_count <= 0) return std::nullopt;
+  const int found_count = dwarf_getscopes(chain.cu, address - cu_bias, &found);
+  if (found_count <= 0) return chain;
   Dwarf_Die innermost = found[0];
   std::free(found);
   Dwarf_Die* scopes = nullptr;
   const int count = dwarf_getscopes_die(&innermost, &scopes);
-  if (count <= 0) return std::nullopt;
-  Dwarf_Die* outermost = dwarf_tag(&innermost) == DW_TAG_inlined_subroutine ? &innermost : nullptr;
-  for (int i = 0; i < count; ++i) {  // innermost first, up to the compile unit
+  if (count <= 0) return chain;
+  for (int i = 0; i < count; ++i) {  // innermost (the DIE itself) first, up to the compile unit
     const int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_inlined_subroutine) outermost = &scopes[i];
     if (tag == DW_TAG_subprogram) break;
+    if (tag == DW_TAG_inlined_subroutine) chain.inlined.push_back(scopes[i]);
   }
-  std::optional<SourceLine> site;
+  std::free(scopes);
+  return chain;
+}
+
+// Where an inlined function is called from: its DW_AT_call_file and DW_AT_call_line.
+std::optional<std::pair<std::string, int>> CallSite(Dwarf_Die* inlined, Dwarf_Die* cu) {
   Dwarf_Attribute attribute;
   Dwarf_Word file_index = 0, line = 0;
   Dwarf_Files* files = nullptr;
   size_t file_count = 0;
-  if (outermost != nullptr && dwarf_formudata(dwarf_attr(outermost, DW_AT_call_file, &attribute), &file_index) == 0 &&
-      dwarf_formudata(dwarf_attr(outermost, DW_AT_call_line, &attribute), &line) == 0 && line > 0 &&
-      line <= INT32_MAX && dwarf_getsrcfiles(cu, &files, &file_count) == 0 && file_index < file_count) {
-    if (const char* file = dwarf_filesrc(files, file_index, nullptr, nullptr); file != nullptr && file[0] != '\0') {
-      site = SourceLine{file, static_cast<int>(line)};
-    }
+  if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attribute), &file_index) != 0 ||
+      dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attribute), &line) != 0 || line == 0 ||
+      line > INT32_MAX || dwarf_getsrcfiles(cu, &files, &file_count) != 0 || file_index >= file_count) {
+    return std::nullopt;
   }
-  std::free(scopes);
-  return site;
+  const char* file = dwarf_filesrc(files, file_index, nullptr, nullptr);
+  if (file == nullptr || file[0] == '\0') return std::nullopt;
+  return std::pair<std::string, int>(file, static_cast<int>(line));
 }
 
-std::optional<SourceLine> ModuleDebugInfo::LineAt(uint64_t vaddr) const {
+// An inlined function's name: its linkage name demangled (qualified, for C++), else its name.
+std::string InlinedName(Dwarf_Die* inlined) {
+  Dwarf_Attribute attribute;
+  for (unsigned int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
+    if (const char* linkage = dwarf_formstring(dwarf_attr_integrate(inlined, name, &attribute))) return Demangle(linkage);
+  }
+  const char* plain = dwarf_diename(inlined);
+  return plain != nullptr ? plain : "??";
+}
+
+std::optional<SourceLocation> ModuleDebugInfo::LocationAt(uint64_t vaddr) const {
   if (!has_lines_) return std::nullopt;
-  // Inlined code's own line (inside std::mutex::lock, say) would not be in the frame's function.
-  if (auto site = InlinedCallSite(module_, vaddr + bias_)) return site;
-  Dwfl_Line* line = dwfl_module_getsrc(module_, vaddr + bias_);
-  if (line == nullptr) return std::nullopt;
-  int number = 0;
-  const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
-  // Line 0 is code the compiler made up (no line of the source is its origin).
-  if (file == nullptr || file[0] == '\0' || number <= 0) return std::nullopt;
-  return SourceLine{file, number};
+  // The line table's row: the line of the innermost code at the address, inlined or not.
+  std::optional<std::pair<std::string, int>> inside;
+  if (Dwfl_Line* row = dwfl_module_getsrc(module_, vaddr + bias_)) {
+    int number = 0;
+    const char* file = dwfl_lineinfo(row, nullptr, &number, nullptr, nullptr, nullptr);
+    // Line 0 is code the compiler made up (no line of the source is its origin).
+    if (file != nullptr && file[0] != '\0' && number > 0) inside.emplace(file, number);
+  }
+  InlineChain chain = InlinedAt(module_, vaddr + bias_);
+  SourceLocation location;
+  for (Dwarf_Die& inlined : chain.inlined) {
+    location.inlined.push_back({InlinedName(&inlined), inside ? inside->first : "", inside ? inside->second : 0});
+    inside = CallSite(&inlined, chain.cu);
+  }
+  if (!inside) return std::nullopt;
+  location.file = std::move(inside->first);
+  location.line = inside->second;
+  return location;
 }
 
 std::optional<SymbolHit> ModuleDebugInfo::Lookup(const std::vector<Symbol>& symbols, uint64_t vaddr) {

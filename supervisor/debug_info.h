@@ -16,16 +16,23 @@
 #include <tuple>
 #include <vector>
 
+#include "supervisor/backtrace.h"
+
 // libdwfl's handles (elfutils/libdwfl.h), kept out of this header.
 struct Dwfl;
 struct Dwfl_Module;
 
 namespace chess::supervisor {
 
-struct SourceLine {
+// Where an instruction is in the source, for the frame of the function that holds it.
+struct SourceLocation {
   std::string file;  // as the debug information names it: absolute when it knows the build directory
   int line = 0;
+  std::vector<InlinedFunction> inlined;  // as StackFrame::inlined
 };
+
+// A C++ symbol's readable name; any other name as it is.
+std::string Demangle(const std::string& name);
 
 struct SymbolHit {
   std::string name;
@@ -56,10 +63,10 @@ class ModuleDebugInfo {
   bool Covers(uint64_t vaddr) const;
 
   bool HasLines() const { return has_lines_; }
-  // The source line of the instruction at `vaddr`, in the function that holds it: where code
-  // inlined there came from, the line that calls the inlined function (what GDB shows for the
-  // frame itself). Nothing without line information there.
-  std::optional<SourceLine> LineAt(uint64_t vaddr) const;
+  // The source line of the instruction at `vaddr` in the function that holds it — where code
+  // was inlined there, the line that calls the inlined function (what GDB shows for the frame
+  // itself) — and the inlined functions with their lines. Nothing without line information.
+  std::optional<SourceLocation> LocationAt(uint64_t vaddr) const;
   // The function (STT_FUNC, STT_GNU_IFUNC) whose extent holds `vaddr`, from the fullest symbol
   // table libdw found (the debug file's .symtab names what a stripped .dynsym does not).
   std::optional<SymbolHit> FunctionAt(uint64_t vaddr) const;

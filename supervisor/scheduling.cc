@@ -399,8 +399,7 @@ std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
       // The address of a point is its syscall instruction: worth showing only where the program
       // makes the syscall itself, not in the C library's wrapper or the shim's hypercall.
       const StackFrame frame = symbols.Code(step.pc);
-      const bool wrapper = frame.module.rfind("libc.so", 0) == 0 || frame.module.rfind("ld-linux", 0) == 0 ||
-                           frame.module == "libchess_preload.so";
+      const bool wrapper = InRuntime(frame) || frame.module == "libchess_preload.so";
       repeated.steps.push_back(frame.function.empty() || wrapper ? where : where + " at " + FormatFrame(frame));
     }
     cycles.push_back(std::move(repeated));

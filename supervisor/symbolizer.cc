@@ -1,6 +1,5 @@
 #include "supervisor/symbolizer.h"
 
-#include <cxxabi.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,16 +31,6 @@ class Fd {
 
 std::string FormatDataSymbol(const DataSymbol& data) {
   return data.symbol + (data.offset == 0 ? "" : "+" + std::to_string(data.offset)) + " (" + data.module + ")";
-}
-
-std::string Demangle(const std::string& name) {
-  // __cxa_demangle also decodes type encodings, which would turn a C function named "i" into
-  // "int": only names with the C++ function prefix are mangled.
-  if (name.rfind("_Z", 0) != 0) return name;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
-                                                   std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : name;
 }
 
 ProcessSymbols::ProcessSymbols(pid_t tid) : tid_(tid) {
@@ -131,9 +120,10 @@ void ProcessSymbols::Complete(StackFrame& frame) {
   // A return address follows the call: the call (and its line) is the byte before.
   const uint64_t back = frame.return_address ? 1 : 0;
   const uint64_t vaddr = frame.pc - module->bias - back;
-  if (auto line = module->info->LineAt(vaddr)) {
-    frame.file = std::move(line->file);
-    frame.line = line->line;
+  if (auto location = module->info->LocationAt(vaddr)) {
+    frame.file = std::move(location->file);
+    frame.line = location->line;
+    frame.inlined = std::move(location->inlined);
   }
   if (frame.function.empty()) {
     if (auto function = module->info->FunctionAt(vaddr)) {

@@ -30,9 +30,6 @@ struct DataSymbol {
 // writes them for data (a field's byte offset reads better so).
 std::string FormatDataSymbol(const DataSymbol& data);
 
-// A C++ symbol's readable name; any other name as it is.
-std::string Demangle(const std::string& name);
-
 class ProcessSymbols {
  public:
   // Reads /proc/TID/maps now; `tid` is any live thread of the process (the leader may be gone,

@@ -263,13 +263,6 @@ std::vector<uint32_t> FindCycle(const std::map<uint32_t, Edge>& edges) {
   return {};
 }
 
-bool InRuntime(const StackFrame& frame) {
-  for (const char* runtime : {"libc.so", "ld-linux", "libpthread.so", "libstdc++.so", "libgcc_s.so"}) {
-    if (frame.module.rfind(runtime, 0) == 0) return true;
-  }
-  return false;
-}
-
 // "futex from pthread_mutex_lock ← worker": the call and the first two functions of the stack that
 // say more than the call's own wrapper. The C and C++ runtimes' insides are left out: their
 // internal functions (__lll_lock_wait, _start; and below the program's frames start_thread,

@@ -90,7 +90,7 @@ BLOCKING_SYSCALLS = {
 }
 
 
-FRAME_KEYS = {"function", "offset", "module", "module_offset", "file", "line", "pc"}
+FRAME_KEYS = {"function", "offset", "module", "module_offset", "file", "line", "inlined", "pc"}
 
 
 def check_frames(frames):
@@ -104,6 +104,10 @@ def check_frames(frames):
                 fail(f"frame[{key!r}] is not a {kind.__name__} or null: {frame}")
         if (frame["function"] is None) != (frame["offset"] is None) or (frame["file"] is None) != (frame["line"] is None):
             fail(f"a frame's function comes with its offset, its file with its line: {frame}")
+        if not isinstance(frame["inlined"], list) or any(
+                not isinstance(i, dict) or set(i) != {"function", "file", "line"} or not isinstance(i["function"], str)
+                for i in frame["inlined"]):
+            fail(f"a frame's inlined functions are objects with function, file and line: {frame}")
 
 
 def deadlock(chess_trace, functions, program):
@@ -686,7 +690,7 @@ def mask_runtime_frames(text):
     with whether their debug information (libc6-dbg…) is installed: a golden report keeps only
     which library they are in."""
     return re.sub(r"(#\d+ ).*\((libc\.so\.6|libstdc\+\+\.so[.0-9]*|libgcc_s\.so\.1|ld-linux-x86-64\.so\.2)"
-                  r"[^)]*\)( at \S+)?$", r"\1… (\2)", text, flags=re.M)
+                  r"[^)]*\)( at .*)?$", r"\1… (\2)", text, flags=re.M)
 
 
 def compare_with_golden(golden, text, what):

@@ -34,6 +34,7 @@ ExecutionResult Deadlock() {
   worker.module_offset = 0x1000;
   worker.file = "/src/prog/worker.c";
   worker.line = 41;
+  worker.inlined = {{"take_lock", "/src/prog/worker.c", 12}};
   worker.return_address = true;
   supervisor::StackFrame unknown;  // outside any file: everything but the pc unknown
   unknown.pc = 0x7fff0000;
@@ -71,9 +72,10 @@ TEST(Report, JsonCarriesTheSchemaAndEveryThread) {
 TEST(Report, JsonFramesAreObjectsWithNullForWhatIsUnknown) {
   const std::string json = JsonReport(Deadlock(), "run");
   EXPECT_NE(json.find(R"("frames":[{"function":"worker","offset":24,"module":"prog","module_offset":4096,)"
-                      R"("file":"/src/prog/worker.c","line":41,"pc":"0x401000"},)"
+                      R"("file":"/src/prog/worker.c","line":41,)"
+                      R"("inlined":[{"function":"take_lock","file":"/src/prog/worker.c","line":12}],"pc":"0x401000"},)"
                       R"({"function":null,"offset":null,"module":null,"module_offset":null,"file":null,"line":null,)"
-                      R"("pc":"0x7fff0000"}])"),
+                      R"("inlined":[],"pc":"0x7fff0000"}])"),
             std::string::npos)
       << json;
 }
@@ -101,7 +103,8 @@ TEST(Report, TextNamesTheOutcomeOnItsFirstLine) {
   const std::string text = TextReport(Deadlock());
   EXPECT_EQ(text.rfind("chess-trace: deadlock:", 0), 0u) << text;
   EXPECT_NE(text.find("thread 1 (pid 100, tid 101) blocked in futex(0x1000"), std::string::npos);
-  EXPECT_NE(text.find("#0 worker+0x18 (prog) at worker.c:41\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("#0 worker+0x18 (prog) at worker.c:41 → take_lock at worker.c:12 (inlined)\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("#1 0x7fff0000 (?)\n"), std::string::npos) << text;
 }
 
@@ -137,7 +140,7 @@ TEST(ExploreReport, JsonFramesAreObjectsAndThePreemptionNamesItsLock) {
   const std::string json = ExploreJsonReport(summary);
   EXPECT_NE(json.find(R"("schema":2)"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("frames":[{"function":"worker","offset":24,"module":"prog","module_offset":4096,)"
-                      R"("file":"/src/prog/worker.c","line":41,"pc":"0x401000"},)"),
+                      R"("file":"/src/prog/worker.c","line":41,"inlined":[)"),
             std::string::npos)
       << json;
   EXPECT_NE(json.find(R"x("condition_variable":{"address":"0x4040a0","name":"mailbox_filled (prog)",)x"),

@@ -151,8 +151,20 @@ void ExpectSourceLines(const std::string& variant) {
   const StackFrame* worker = FrameOf(frames, "probe_worker");
   ASSERT_TRUE(wait_here != nullptr && worker != nullptr) << Describe(frames);
   EXPECT_TRUE(wait_here->return_address);
+  EXPECT_EQ(worker->file, wait_here->file);
   EXPECT_EQ(Basename(wait_here->file), "symbols_probe.c") << Describe(frames);
   EXPECT_EQ(wait_here->line, MarkedLine("pause")) << Describe(frames);
+  // The call of pause() is in a function inlined into wait_here, on a line of its own.
+  ASSERT_EQ(wait_here->inlined.size(), 1u) << Describe(frames);
+  EXPECT_EQ(wait_here->inlined[0].function, "sleep_until_signalled");
+  EXPECT_EQ(Basename(wait_here->inlined[0].file), "symbols_probe.c");
+  EXPECT_EQ(wait_here->inlined[0].line, MarkedLine("inlined pause"));
+  EXPECT_NE(FormatFrame(*wait_here).find(" at symbols_probe.c:" + std::to_string(MarkedLine("pause")) +
+                                          " → sleep_until_signalled at symbols_probe.c:" +
+                                          std::to_string(MarkedLine("inlined pause")) + " (inlined)"),
+            std::string::npos)
+      << FormatFrame(*wait_here);
+  EXPECT_TRUE(worker->inlined.empty()) << Describe(frames);
   // probe_worker's call is its last instruction: pc itself is past the function.
   EXPECT_EQ(worker->line, MarkedLine("wait_here")) << Describe(frames);
   EXPECT_EQ(FormatFrame(*worker).substr(FormatFrame(*worker).find(')')),
@@ -236,7 +248,7 @@ void OpenAndLookUp(const std::string& path) {
   close(fd);
   if (!module) return;
   for (uint64_t address = 0; address < 0x8000; address += 0x11) {
-    (void)module->LineAt(address);
+    (void)module->LocationAt(address);
     (void)module->FunctionAt(address);
     (void)module->ObjectAt(address);
     (void)module->Covers(address);
