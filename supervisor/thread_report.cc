@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
+#include "seccomp/arch.h"
 #include "seccomp/filter.h"
 #include "seccomp/hypercall_abi.h"
 #include "supervisor/backtrace.h"
@@ -67,6 +68,7 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
     if (thread->state == ThreadState::kBlocked && thread->deadline && !futexes.IsWaiting(thread->tid)) {
       report.state = "sleeping";
     }
+    ProcessSymbols& symbols = symbolizer.Process(thread->process->tgid, thread->tid);
     if (thread->point.op == search::OpKind::kInterrupted && !thread->at_seccomp_stop) {
       // Stopped by the backstop between syscalls: its last call is long over.
       report.resource = "interrupted by the backstop while it computed, in no syscall";
@@ -75,9 +77,10 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
       report.call = "vfork()";
     } else if (thread->call.nr >= 0) {
       report.syscall = seccomp::SyscallName(thread->call.nr);
-      report.call = FormatCall(thread->call, thread->tid);
+      // A sync operation the shim announced names its object, as the waits do.
+      const bool sync_op = thread->call.nr == seccomp::kHypercallFirst + CHESS_HC_SYNC_OP;
+      report.call = FormatCall(thread->call, thread->tid, sync_op ? symbols.NameData(thread->call.args[1]) : "");
     }
-    ProcessSymbols& symbols = symbolizer.Process(thread->process->tgid, thread->tid);
     report.frames = CaptureBacktrace(thread->tid, symbols);
     const std::optional<uint64_t> word = WaitedFutexWord(*thread, futexes);
     if (word && WaitsOnAnnouncedCondition(*thread, *word)) {
