@@ -12,6 +12,7 @@
 #include "cli/explore_backend.h"
 #include "cli/explore_report.h"
 #include "cli/messages.h"
+#include "cli/trace_names.h"
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
@@ -32,11 +33,11 @@ Result<void> MakeOutDirectory(const std::string& dir) {
   return Error{"--out " + dir + ": " + std::strerror(errno)};
 }
 
-// "<dir>/<program>-<outcome>-<execution>.trace", with a number added while the name is taken.
-std::string UniqueTracePath(const std::string& dir, const std::string& program, search::Outcome outcome,
+// "<dir>/<program>-<outcome>-<execution>.trace", with a number added while the name is taken;
+// the program is the script an interpreter runs (TraceStem).
+std::string UniqueTracePath(const std::string& dir, const std::vector<std::string>& command, search::Outcome outcome,
                             uint64_t execution) {
-  std::string base = program.substr(program.rfind('/') + 1);
-  if (base.empty()) base = "program";
+  const std::string base = TraceStem(command);
   const std::string stem = dir + "/" + base + "-" + std::string(search::OutcomeName(outcome)) + "-" + std::to_string(execution);
   std::string path = stem + ".trace";
   for (int n = 2; access(path.c_str(), F_OK) == 0; ++n) path = stem + "." + std::to_string(n) + ".trace";
@@ -82,7 +83,7 @@ void Search::SaveTrace(ReportedBug& bug) {
     return;
   }
   const std::string path =
-      UniqueTracePath(options_.out_dir, settings_.command.front(), bug.found.summary.outcome, bug.found.execution);
+      UniqueTracePath(options_.out_dir, settings_.command, bug.found.summary.outcome, bug.found.execution);
   // The execution's own strategy goes into the trace: a sample's names its seed.
   // The recording changes the options (its log, the stacks to take): put back afterwards.
   const supervisor::SupervisorOptions saved = execution_.options;
@@ -108,6 +109,7 @@ void Search::SaveTrace(ReportedBug& bug) {
   capture.End();
   execution_.options = saved;
   bug.preemption_stacks = result.decision_stacks;
+  bug.object_names = recording.ObjectNames();
   if (auto finished = recording.Finish(result, settings_, isolated, bug.found.execution_strategy); !finished) {
     bug.trace_problem = "the trace was not saved: " + finished.error();
     return;
@@ -131,7 +133,7 @@ void Search::SaveInterruptedTrace(SearchSummary& summary) {
     return;
   }
   const std::string path =
-      UniqueTracePath(options_.out_dir, settings_.command.front(), search::Outcome::kTimeout, interrupted->execution);
+      UniqueTracePath(options_.out_dir, settings_.command, search::Outcome::kTimeout, interrupted->execution);
   // One more execution on the way out: the signal that stopped the search must not stop it
   // (another Ctrl-C still does).
   supervisor::ForgetStopSignal();
@@ -350,7 +352,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")
       ->type_name("DIR")
       ->capture_default_str();
-  explore->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
+  explore->add_option("--report", options.report_path, "Write a JSON report (schema 2) to FILE")->type_name("FILE");
   explore->add_flag("--quiet", options.quiet, "No progress line on the terminal");
   return explore;
 }

@@ -166,15 +166,17 @@ std::string FoundHow(const search::FoundBug& found) {
 }
 
 // One preemption of a bug's schedule, in words.
-std::string DescribePreemption(const search::RecordedDecision& d) {
+std::string DescribePreemption(const search::RecordedDecision& d, const trace::ObjectNames& names) {
   const std::string current = d.current ? "thread " + std::to_string(d.current->value) : "";
+  const std::string object =
+      d.current && d.point.op == search::OpKind::kSyncOp ? names.Find(*d.current, d.point.resource) : "";
   if (d.fired_early) {
     const bool could_go_on = d.current && *d.current != d.picked && d.stop == search::StopReason::kReachedPoint;
     return "thread " + std::to_string(d.picked.value) + "'s deadline fired early (its sleep or timed wait ended)" +
-           (could_go_on ? " while " + current + " could go on " + search::DescribePoint(d.point)
+           (could_go_on ? " while " + current + " could go on " + search::DescribePoint(d.point, object)
                         : std::string(" while other threads could run"));
   }
-  return current + " could go on " + search::DescribePoint(d.point) + ", thread " + std::to_string(d.picked.value) +
+  return current + " could go on " + search::DescribePoint(d.point, object) + ", thread " + std::to_string(d.picked.value) +
          " ran instead";
 }
 
@@ -195,7 +197,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
     size_t n = 0;
     for (size_t decision : found.preemption_decisions) {
       const search::RecordedDecision& d = found.schedule[decision];
-      out << "  preemption " << ++n << " (decision " << decision << "): " << DescribePreemption(d) << "\n";
+      out << "  preemption " << ++n << " (decision " << decision << "): " << DescribePreemption(d, bug.object_names) << "\n";
       if (auto stack = bug.preemption_stacks.find(decision); stack != bug.preemption_stacks.end()) {
         // The preload shim's own frames say nothing about the program: its stack starts at the
         // call it made.
@@ -251,7 +253,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   const search::ExplorationResult& r = *s.result;
   JsonWriter json;
   json.BeginObject();
-  json.Key("schema").Int(1);
+  json.Key("schema").Int(kReportSchema);
   json.Key("command").String("explore");
   const ReportedBug* first = s.bugs.empty() ? nullptr : &s.bugs.front();
   const std::string outcome = !s.error.empty() ? (s.unsupported ? "unsupported" : "error")
@@ -387,9 +389,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
       json.Key("call").String(t.call);
       json.Key("resource").String(t.resource);
       WriteWaitsFor(json, t);
-      json.Key("frames").BeginArray();
-      for (const supervisor::StackFrame& f : t.frames) json.String(supervisor::FormatFrame(f));
-      json.EndArray();
+      WriteFrames(json, t.frames);
       json.EndObject();
     }
     json.EndArray();

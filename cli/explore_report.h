@@ -8,6 +8,7 @@
 #include "cli/explore_backend.h"
 #include "cli/visibility.h"
 #include "search/explorer.h"
+#include "trace/object_names.h"
 
 namespace chess::cli {
 
@@ -19,6 +20,9 @@ struct ReportedBug {
   std::string trace_problem;    // why not, or how the replay that wrote it ended differently
   // Where each preemption happened: the stack of the preempted thread (from the replay).
   std::map<uint64_t, std::vector<supervisor::StackFrame>> preemption_stacks;
+  // The variables its sync operations worked on (from the replay): a preemption "at acquire
+  // balance_lock (atomicity_buggy)" rather than at an address.
+  trace::ObjectNames object_names;
 };
 
 struct SearchSummary {

@@ -12,6 +12,12 @@ namespace {
 
 using search::Outcome;
 
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
 std::string Headline(const supervisor::ExecutionResult& r) {
   switch (r.outcome) {
     case Outcome::kOk: return "";
@@ -61,6 +67,13 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
 
 std::string StuckExplanation(const supervisor::ExecutionResult& r) {
   std::ostringstream out;
+  // In a deadlock nobody runs, so nobody is left to signal a condition variable: the wakeup the
+  // waiter needs was lost (sent before it waited) or never sent.
+  for (const supervisor::ThreadReport& t : r.threads) {
+    if (r.outcome != Outcome::kDeadlock || !t.condition) continue;
+    out << "  lost wakeup: thread " << t.thread << " waits in " << t.condition->call << " on the condition variable "
+        << t.condition->name << ", and no thread can signal it: every other thread is blocked or has exited\n";
+  }
   if (!r.livelock_cycles.empty()) out << "  what each thread keeps doing (one turn of its cycle):\n";
   for (const supervisor::RepeatedCycle& cycle : r.livelock_cycles) {
     out << "    thread " << cycle.thread << ":\n";
@@ -105,6 +118,49 @@ void WriteWaitsFor(JsonWriter& json, const supervisor::ThreadReport& t) {
   json.Key("waits_for_threads").BeginArray();
   for (uint32_t id : t.waits_for_threads) json.Int(id);
   json.EndArray();
+  json.Key("condition_variable");
+  if (t.condition) {
+    json.BeginObject();
+    json.Key("address").String(Hex(t.condition->address));
+    json.Key("name").String(t.condition->name);
+    json.Key("call").String(t.condition->call);
+    json.EndObject();
+  } else {
+    json.Null();
+  }
+}
+
+void WriteFrames(JsonWriter& json, const std::vector<supervisor::StackFrame>& frames) {
+  json.Key("frames").BeginArray();
+  for (const supervisor::StackFrame& f : frames) {
+    const bool named = !f.function.empty();
+    const bool mapped = !f.module.empty();
+    const bool located = !f.file.empty() && f.line > 0;
+    json.BeginObject();
+    json.Key("function");
+    named ? json.String(f.function) : json.Null();
+    json.Key("offset").OptionalInt(named ? std::optional<int64_t>(static_cast<int64_t>(f.offset)) : std::nullopt);
+    json.Key("module");
+    mapped ? json.String(f.module) : json.Null();
+    json.Key("module_offset")
+        .OptionalInt(mapped ? std::optional<int64_t>(static_cast<int64_t>(f.module_offset)) : std::nullopt);
+    json.Key("file");
+    located ? json.String(f.file) : json.Null();
+    json.Key("line").OptionalInt(located ? std::optional<int64_t>(f.line) : std::nullopt);
+    json.Key("inlined").BeginArray();
+    for (const supervisor::InlinedFunction& inlined : f.inlined) {
+      json.BeginObject();
+      json.Key("function").String(inlined.function);
+      json.Key("file");
+      inlined.file.empty() ? json.Null() : json.String(inlined.file);
+      json.Key("line").OptionalInt(inlined.line > 0 ? std::optional<int64_t>(inlined.line) : std::nullopt);
+      json.EndObject();
+    }
+    json.EndArray();
+    json.Key("pc").String(Hex(f.pc));
+    json.EndObject();
+  }
+  json.EndArray();
 }
 
 std::string ThreadStates(const supervisor::ExecutionResult& r) {
@@ -128,7 +184,7 @@ std::string ThreadStates(const supervisor::ExecutionResult& r) {
 std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& command) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("schema").Int(1);
+  json.Key("schema").Int(kReportSchema);
   json.Key("command").String(command);
   json.Key("outcome").String(search::OutcomeName(r.outcome));
   json.Key("exit_status").OptionalInt(r.exit_status);
@@ -163,18 +219,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
     json.Key("call").String(t.call);
     json.Key("resource").String(t.resource);
     WriteWaitsFor(json, t);
-    json.Key("frames").BeginArray();
-    for (const supervisor::StackFrame& f : t.frames) {
-      char pc[24];
-      std::snprintf(pc, sizeof(pc), "0x%llx", static_cast<unsigned long long>(f.pc));
-      json.BeginObject();
-      json.Key("pc").String(pc);
-      json.Key("function").String(f.function);
-      json.Key("offset").Int(static_cast<int64_t>(f.offset));
-      json.Key("module").String(f.module);
-      json.EndObject();
-    }
-    json.EndArray();
+    WriteFrames(json, t.frames);
     json.EndObject();
   }
   json.EndArray();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "supervisor/execution_result.h"
 
@@ -20,8 +21,16 @@ std::string StuckExplanation(const supervisor::ExecutionResult& result);
 class JsonWriter;
 // The "waits_for_cycle" and "livelock_cycles" keys and their arrays.
 void WriteStuckExplanation(JsonWriter& json, const supervisor::ExecutionResult& result);
-// A thread's "waits_for" and "waits_for_threads" keys.
+// A thread's "waits_for", "waits_for_threads" and "condition_variable" keys.
 void WriteWaitsFor(JsonWriter& json, const supervisor::ThreadReport& thread);
+// A thread's "frames": one object per frame, innermost first, each with "function", "offset",
+// "module", "module_offset", "file", "line" (null where unknown), "inlined" (the functions
+// inlined there, innermost first, each {"function", "file", "line"}) and "pc".
+void WriteFrames(JsonWriter& json, const std::vector<supervisor::StackFrame>& frames);
+
+// The "schema" of every --report JSON (run, replay, explore). 2: frames are objects with source
+// lines, not strings; threads say which condition variable they wait on.
+inline constexpr int kReportSchema = 2;
 
 std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command);
 

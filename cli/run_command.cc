@@ -31,7 +31,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
       "the program's, 128+N if signal N killed it, 124 on a deadlock or hang.");
   AddProgramOptions(*run, options.program,
                     {"pid,uts,ipc,mnt", "all four where the kernel allows them", "auto with --trace, syscalls otherwise"});
-  run->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")
+  run->add_option("--report", options.report_path, "Write a JSON report (schema 2) to FILE")
       ->type_name("FILE");
   run->add_option("--trace", options.trace_path,
                   "Record the execution in FILE (zstd-compressed): `chess-trace replay FILE` runs it "

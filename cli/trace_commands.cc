@@ -127,7 +127,7 @@ CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
   replay->add_option("trace", options.trace_path, "The trace (from run --trace)")->required()->type_name("TRACE");
   replay->add_option("--cpu", options.cpu, "Run on this CPU (as for run)")->type_name("CPU")->check(WholeNumber(0, 8191));
   replay->add_flag("--no-pin", options.no_pin, "Do not pin to one CPU");
-  replay->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
+  replay->add_option("--report", options.report_path, "Write a JSON report (schema 2) to FILE")->type_name("FILE");
   replay->add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
       ->type_name("FILE");
   replay->add_option("--stop-at", options.stop_at,

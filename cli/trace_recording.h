@@ -26,6 +26,8 @@ class TraceRecording {
   // strategy's own).
   Result<void> Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
                       uint64_t isolated, const std::string& strategy = {});
+  // The variables the execution's sync operations worked on, as the trace names them.
+  const trace::ObjectNames& ObjectNames() const { return recorder_.Names(); }
 
  private:
   trace::TraceWriter writer_;

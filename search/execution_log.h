@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "search/thread_id.h"
 
@@ -18,6 +19,17 @@ class ExecutionLog {
     (void)thread;
     (void)pid;
     (void)tid;
+  }
+
+  // Whether the log keeps the names of the objects sync operations work on (a trace does, for
+  // `show`): only then are they looked up, once per object and process.
+  virtual bool WantsObjectNames() const { return false; }
+  // The object at `address` in process `pid` (as the program sees it) is the variable `name`:
+  // "balance_lock (atomicity_buggy)", "acct+40 (bank_transfer)".
+  virtual void ObjectNamed(int64_t pid, uint64_t address, const std::string& name) {
+    (void)pid;
+    (void)address;
+    (void)name;
   }
 
   // Real time passed while the tree waited on the outside world (it moves virtual time), before

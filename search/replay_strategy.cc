@@ -30,8 +30,8 @@ std::string Enabled(std::span<const ThreadId> enabled) {
 
 void SetSyscallNamer(SyscallNamer namer) { g_namer = namer; }
 
-std::string DescribePoint(const SchedulingPoint& point) {
-  if (point.op == OpKind::kSyncOp) return "at " + DescribeSyncOp(point);
+std::string DescribePoint(const SchedulingPoint& point, std::string_view object) {
+  if (point.op == OpKind::kSyncOp) return "at " + DescribeSyncOp(point, object);
   if (point.op == OpKind::kThreadStart) return "at its start";
   if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
   if (point.op == OpKind::kFairnessYield) return "giving way in " + NameSyscall(point.syscall);
@@ -39,9 +39,9 @@ std::string DescribePoint(const SchedulingPoint& point) {
 }
 
 
-std::string DescribeSyncOp(const SchedulingPoint& point) {
+std::string DescribeSyncOp(const SchedulingPoint& point, std::string_view object) {
   const char* what = point.is_release ? "release " : point.is_write ? "acquire " : "read-lock ";
-  return what + Hex(point.resource);
+  return what + (object.empty() ? Hex(point.resource) : std::string(object));
 }
 
 std::string NameSyscall(int64_t syscall) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "search/strategy.h"
@@ -76,8 +77,10 @@ using SyscallNamer = std::string (*)(int64_t syscall);
 void SetSyscallNamer(SyscallNamer namer);
 std::string NameSyscall(int64_t syscall);
 // A sync operation the preload shim announced: "acquire 0x5555…", "release …", "read-lock …".
-std::string DescribeSyncOp(const SchedulingPoint& point);
+// `object` names the resource where the caller knows its variable ("balance_lock
+// (atomicity_buggy)"): search/ sees addresses only, the supervisor reads the symbols.
+std::string DescribeSyncOp(const SchedulingPoint& point, std::string_view object = {});
 // Where a thread stopped, for messages: "in futex", "at acquire 0x…", "at its start".
-std::string DescribePoint(const SchedulingPoint& point);
+std::string DescribePoint(const SchedulingPoint& point, std::string_view object = {});
 
 }  // namespace chess::search

@@ -1,6 +1,5 @@
 #include "supervisor/backtrace.h"
 
-#include <cxxabi.h>
 #include <libunwind-ptrace.h>
 
 #include <algorithm>
@@ -10,60 +9,10 @@
 #include <memory>
 #include <utility>
 
+#include "supervisor/symbolizer.h"
+
 namespace chess::supervisor {
 namespace {
-
-struct Mapping {
-  uint64_t start;
-  uint64_t end;
-  uint64_t file_offset;
-  std::string file;  // basename, or a pseudo-name such as "[vdso]"; "" when anonymous
-};
-
-std::vector<Mapping> ReadMappings(pid_t tid) {
-  std::vector<Mapping> mappings;
-  const std::string path = "/proc/" + std::to_string(tid) + "/maps";
-  FILE* maps = std::fopen(path.c_str(), "re");
-  if (maps == nullptr) return mappings;
-  // getline, not a fixed buffer: a long path must not split into a second, garbled line.
-  char* line = nullptr;
-  size_t capacity = 0;
-  while (getline(&line, &capacity, maps) > 0) {
-    uint64_t start = 0, end = 0, file_offset = 0;
-    int name_at = 0;
-    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end,
-                    &file_offset, &name_at) < 3 ||
-        name_at == 0) {
-      continue;
-    }
-    std::string file(line + name_at);
-    while (!file.empty() && (file.back() == '\n' || file.back() == ' ')) file.pop_back();
-    if (const size_t slash = file.rfind('/'); slash != std::string::npos) {
-      file = file.substr(slash + 1);
-    }
-    mappings.push_back({start, end, file_offset, std::move(file)});
-  }
-  std::free(line);
-  std::fclose(maps);
-  return mappings;
-}
-
-const Mapping* MappingOf(const std::vector<Mapping>& mappings, uint64_t pc) {
-  for (const Mapping& m : mappings) {
-    if (pc >= m.start && pc < m.end) return &m;
-  }
-  return nullptr;
-}
-
-std::string Demangle(const std::string& name) {
-  // __cxa_demangle also decodes type encodings, which would turn a C function named "i" into
-  // "int": only names with the C++ function prefix are mangled.
-  if (name.rfind("_Z", 0) != 0) return name;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(
-      abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : name;
-}
 
 unw_addr_space_t AddressSpace() {
   // One address space serves every tracee. Caching is off because a cache is keyed by address
@@ -113,7 +62,7 @@ bool SymbolMatchesUnwindInfo(unw_cursor_t* cursor, uint64_t pc, uint64_t offset)
 
 }  // namespace
 
-std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
+std::vector<StackFrame> CaptureBacktrace(pid_t tid, ProcessSymbols& symbols, size_t max_frames) {
   std::vector<StackFrame> frames;
   if (max_frames == 0 || tid <= 0) return frames;
   unw_addr_space_t space = AddressSpace();
@@ -123,8 +72,8 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
   unw_cursor_t cursor;
   // Fails (reading the registers) when tid is gone or not in a ptrace-stop of ours.
   if (unw_init_remote(&cursor, space, context) == 0) {
-    const std::vector<Mapping> mappings = ReadMappings(tid);
     std::vector<std::pair<unw_word_t, unw_word_t>> seen;
+    bool exact = true;  // the innermost frame's pc is the instruction it stopped at
     while (frames.size() < max_frames) {
       unw_word_t pc = 0, sp = 0;
       if (unw_get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) break;
@@ -135,10 +84,8 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
 
       StackFrame frame;
       frame.pc = pc;
-      if (const Mapping* mapping = MappingOf(mappings, pc); mapping != nullptr) {
-        frame.module = mapping->file;
-        frame.module_offset = pc - mapping->start + mapping->file_offset;
-      }
+      frame.return_address = !exact;
+      symbols.Locate(frame);
       std::string name;
       unw_word_t offset = 0;
       if (ProcName(&cursor, &name, &offset) && offset <= pc &&
@@ -146,7 +93,11 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
         frame.function = Demangle(name);
         frame.offset = offset;
       }
+      symbols.Complete(frame);
       frames.push_back(std::move(frame));
+      // The frame a signal interrupted (the one the signal trampoline's frame returns to) was
+      // stopped at its pc, not called from it.
+      exact = unw_is_signal_frame(&cursor) > 0;
       if (unw_step(&cursor) <= 0) break;
     }
   }
@@ -154,31 +105,44 @@ std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
   return frames;
 }
 
-StackFrame SymbolizeAddress(pid_t tid, uint64_t pc) {
-  StackFrame frame;
-  frame.pc = pc;
-  const std::vector<Mapping> mappings = ReadMappings(tid);
-  if (const Mapping* mapping = MappingOf(mappings, pc); mapping != nullptr) {
-    frame.module = mapping->file;
-    frame.module_offset = pc - mapping->start + mapping->file_offset;
+std::vector<StackFrame> CaptureBacktrace(pid_t tid, size_t max_frames) {
+  ProcessSymbols symbols(tid);
+  return CaptureBacktrace(tid, symbols, max_frames);
+}
+
+bool InRuntime(const StackFrame& frame) {
+  for (const char* runtime : {"libc.so", "ld-linux", "libpthread.so", "libstdc++.so", "libgcc_s.so"}) {
+    if (frame.module.rfind(runtime, 0) == 0) return true;
   }
-  // The module and offset only: naming the function needs a cursor, and this pc is not on a
-  // stack (this libunwind has no lookup by address alone).
-  return frame;
+  return false;
 }
 
 std::string FormatFrame(const StackFrame& frame) {
   char text[64];
+  std::string formatted;
   if (!frame.function.empty()) {
     std::snprintf(text, sizeof(text), "+0x%" PRIx64, frame.offset);
-    return frame.function + text + " (" + (frame.module.empty() ? "?" : frame.module) + ")";
-  }
-  if (!frame.module.empty()) {
+    formatted = frame.function + text + " (" + (frame.module.empty() ? "?" : frame.module) + ")";
+  } else if (!frame.module.empty()) {
     std::snprintf(text, sizeof(text), "+0x%" PRIx64, frame.module_offset);
-    return "?? (" + frame.module + text + ")";
+    formatted = "?? (" + frame.module + text + ")";
+  } else {
+    std::snprintf(text, sizeof(text), "0x%" PRIx64, frame.pc);
+    formatted = std::string(text) + " (?)";
   }
-  std::snprintf(text, sizeof(text), "0x%" PRIx64, frame.pc);
-  return std::string(text) + " (?)";
+  auto basename = [](const std::string& path) { return path.substr(path.rfind('/') + 1); };
+  if (!frame.file.empty() && frame.line > 0) {
+    formatted += " at " + basename(frame.file) + ":" + std::to_string(frame.line);
+  }
+  // The program's own inlined helper says where the frame really is; the inside of an inlined
+  // std::mutex::lock or of the runtime's own helpers would only be noise.
+  for (const InlinedFunction& inlined : InRuntime(frame) ? std::vector<InlinedFunction>() : frame.inlined) {
+    if (inlined.file.empty() || inlined.line <= 0 || inlined.file.rfind("/usr/", 0) == 0) continue;
+    formatted += " → " + inlined.function + " at " + basename(inlined.file) + ":" + std::to_string(inlined.line) +
+                 " (inlined)";
+    break;
+  }
+  return formatted;
 }
 
 }  // namespace chess::supervisor

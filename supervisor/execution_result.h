@@ -16,6 +16,13 @@
 
 namespace chess::supervisor {
 
+// A thread waiting on a condition variable: which one, and the call it waits in.
+struct ConditionWait {
+  uint64_t address = 0;
+  std::string name;  // "mailbox_filled (lost_wakeup_buggy)", or the address in hex
+  std::string call;  // "pthread_cond_wait", "cnd_wait", "std::condition_variable::wait"
+};
+
 struct ThreadReport {
   uint32_t thread = 0;  // logical id: creation order, 0 = the root's main thread
   pid_t tid = 0;
@@ -24,7 +31,9 @@ struct ThreadReport {
   std::string state;     // "blocked", "waiting-external", "ready", …
   std::string syscall;   // "futex"
   std::string call;      // "futex(0x7ffd…, FUTEX_WAIT_PRIVATE, 2, NULL)"
-  std::string resource;  // what it waits on: "futex 0x7ffd…"
+  std::string resource;  // what it waits on: "futex 0x7ffd…", "futex balance_lock (bank)"
+  // Blocked in a condition wait (announced by the preload shim, or seen on its stack).
+  std::optional<ConditionWait> condition;
   // For a blocked thread: who could end its wait, in words ("thread 2, which holds the lock
   // 0x5555…", "its child pid 3"), and those threads' logical ids.
   std::string waits_for;

@@ -42,6 +42,8 @@ Disposition HypercallEntry(SyscallContext& ctx) {
     case CHESS_HC_SYNC_OP: {
       const SyncBits bits = BitsOf(ctx.Arg(0));
       if (!bits.known) return Disposition::Complete(-EINVAL);
+      ctx.thread.announced_op = static_cast<uint32_t>(ctx.Arg(0));
+      ctx.thread.announced_object = ctx.Arg(1);
       return Disposition::Point(search::OpKind::kSyncOp, ctx.Arg(1), bits.is_write, bits.is_release);
     }
     case CHESS_HC_THREAD_STATE:

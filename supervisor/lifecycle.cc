@@ -145,6 +145,8 @@ void Supervisor::OnExec(Thread& thread) {
   execer->process->posix_timers.clear();  // exec deletes POSIX timers; alarm and timerfds stay
   execer->robust_list = 0;
   execer->shim_state = 0;  // a new image: its shim registers again
+  execer->announced_op = 0;
+  execer->announced_object = 0;
   execer->state = ThreadState::kRunning;
   running_ = execer;
   last_progress_ = WallNow();

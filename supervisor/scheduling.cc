@@ -13,6 +13,7 @@
 #include "supervisor/backtrace.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/symbolizer.h"
 #include "supervisor/thread_report.h"
 #include "supervisor/waits_for.h"
 
@@ -193,6 +194,7 @@ void Supervisor::ScheduleNext() {
     if (last_ != nullptr && options_.backtrace_before.count(points_) != 0) {
       decision_stacks_[points_] = CaptureBacktrace(last_->tid);
     }
+    if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) NameSyncObject(*last_);
     const search::ThreadId picked = strategy_.PickThread(context);
     if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) images_.Choice(last_->process->image);
     ++points_;
@@ -400,17 +402,29 @@ std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
     const Thread* thread = threads_.Find(search::ThreadId{cycle.thread});
     if (thread == nullptr) continue;
     RepeatedCycle repeated{cycle.thread, {}};
+    ProcessSymbols symbols(thread->tid);
     for (const PointHistory::Step& step : cycle.steps) {
-      std::string where = search::DescribePoint(step.point);
+      const std::string object = step.point.op == search::OpKind::kSyncOp ? symbols.NameData(step.point.resource) : "";
+      std::string where = search::DescribePoint(step.point, object);
       if (where.rfind("at ", 0) == 0 || where.rfind("in ", 0) == 0) where = where.substr(3);
-      // The address of a point is its syscall instruction: worth showing only where it names a
-      // function (not inside an unnamed part of libc or the shim's hypercall).
-      const StackFrame frame = SymbolizeAddress(thread->tid, step.pc);
-      repeated.steps.push_back(frame.function.empty() ? where : where + " at " + FormatFrame(frame));
+      // The address of a point is its syscall instruction: worth showing only where the program
+      // makes the syscall itself, not in the C library's wrapper or the shim's hypercall.
+      const StackFrame frame = symbols.Code(step.pc);
+      const bool wrapper = InRuntime(frame) || frame.module == "libchess_preload.so";
+      repeated.steps.push_back(frame.function.empty() || wrapper ? where : where + " at " + FormatFrame(frame));
     }
     cycles.push_back(std::move(repeated));
   }
   return cycles;
+}
+
+void Supervisor::NameSyncObject(const Thread& thread) {
+  if (!log_->WantsObjectNames()) return;
+  const uint64_t address = thread.point.resource;
+  if (!named_objects_.emplace(thread.process->address_space, address).second) return;
+  if (auto data = ProcessSymbols(thread.tid).Data(address)) {
+    log_->ObjectNamed(thread.process->program_pid, address, FormatDataSymbol(*data));
+  }
 }
 
 void Supervisor::FinishAsHang() {

@@ -19,6 +19,7 @@
 #include "supervisor/invariant.h"
 #include "supervisor/pending_signals.h"
 #include "supervisor/syscall_digest.h"
+#include "supervisor/symbolizer.h"
 #include "supervisor/thread_report.h"
 #include "supervisor/transfer.h"
 
@@ -421,7 +422,7 @@ bool Supervisor::Observe(Thread& thread, const search::SyscallEvent& event) {
     for (const StackFrame& frame : CaptureBacktrace(thread.tid)) text += "      " + FormatFrame(frame) + "\n";
     return text;
   };
-  context.symbolize = [&thread](uint64_t ip) { return FormatFrame(SymbolizeAddress(thread.tid, ip)); };
+  context.symbolize = [&thread](uint64_t ip) { return FormatFrame(ProcessSymbols(thread.tid).Code(ip)); };
   context.untrappable_sites = [this, &thread] { return UntrappableSites(thread.tid); };
   if (options_.observer->Observe(event, context)) return true;
   Finish(search::Outcome::kDivergence, "it did something else than the first run");

@@ -369,6 +369,10 @@ class Supervisor final : private HandlerServices {
   PointHistory history_;  // the last points run, to explain a livelock
   // The cycle each thread of a livelock went round, from history_ (scheduling.cc).
   std::vector<RepeatedCycle> ExplainLivelock();
+  // For a log that keeps them (a trace): the variable the sync operation `thread` stopped at
+  // works on, named the first time its process uses it, while the process is there to ask.
+  void NameSyncObject(const Thread& thread);
+  std::set<std::pair<uint64_t, uint64_t>> named_objects_;  // (address space, address) looked up
 };
 
 }  // namespace chess::supervisor

@@ -152,8 +152,8 @@ std::optional<std::string> FormatFileArg(const TrappedCall& call, int i, seccomp
 namespace {
 
 // The preload shim's announcement, in the words of the call it is about to make: "a semaphore
-// wait (try) on 0x5555…, announced by the preload shim".
-std::string FormatHypercall(const TrappedCall& call) {
+// wait (try) on 0x5555…, announced by the preload shim" (on `object`, the variable, if named).
+std::string FormatHypercall(const TrappedCall& call, std::string_view object) {
   switch (call.nr - seccomp::kHypercallFirst) {
     case CHESS_HC_HELLO:
       return "the preload shim's greeting to chess-trace";
@@ -177,16 +177,16 @@ std::string FormatHypercall(const TrappedCall& call) {
   const bool timed = (op & CHESS_OP_FLAG_TIMED) != 0 || kind == CHESS_OP_MUTEX_TIMEDLOCK;
   if (tried) text += " (try)";
   if (timed) text += " (with a timeout)";
-  return text + " on " + Hex(call.args[1]) + ", announced by the preload shim";
+  return text + " on " + (object.empty() ? Hex(call.args[1]) : std::string(object)) + ", announced by the preload shim";
 }
 
 }  // namespace
 
-std::string FormatCall(const TrappedCall& call, pid_t tid) {
+std::string FormatCall(const TrappedCall& call, pid_t tid, std::string_view object) {
   if (call.nr < 0) return "";
   if (call.nr == SYS_futex) return FormatFutex(call);
   if (call.nr >= seccomp::kHypercallFirst && call.nr < seccomp::kHypercallFirst + seccomp::kHypercallCount) {
-    return FormatHypercall(call);
+    return FormatHypercall(call, object);
   }
   std::string text = seccomp::SyscallName(call.nr) + "(";
   if (const seccomp::SyscallRow* row = seccomp::FindSyscall(call.nr)) {

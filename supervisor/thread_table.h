@@ -187,6 +187,11 @@ struct Thread {
   bool resume_to_exit = false;
   bool observing_exit = false;  // resumed to its syscall's exit for the observer only
   uint64_t shim_state = 0;      // its preload shim's struct chess_thread_state, or 0
+  // The last sync operation its preload shim announced (a CHESS_OP_* and its object): a thread
+  // that announced a condition wait and then waits on a futex word inside that object waits on
+  // the condition variable, which a report can say.
+  uint32_t announced_op = 0;
+  uint64_t announced_object = 0;
 
   // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
   // restart_syscall, the wait goes on until the same deadline.

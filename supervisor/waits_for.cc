@@ -15,6 +15,8 @@
 #include "seccomp/hypercall_abi.h"
 #include "seccomp/syscall_table.h"
 #include "supervisor/remote_memory.h"
+#include "supervisor/symbolizer.h"
+#include "supervisor/thread_report.h"
 
 namespace chess::supervisor {
 namespace {
@@ -36,12 +38,6 @@ bool LockUsesWord(uint64_t object, uint32_t op, uint64_t address) {
   return address == object;
 }
 
-std::string Hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%" PRIx64, value);
-  return text;
-}
-
 std::string PidList(const std::vector<pid_t>& pids) {
   std::string text;
   for (pid_t pid : pids) text += (text.empty() ? "" : ", ") + std::to_string(pid);
@@ -50,7 +46,9 @@ std::string PidList(const std::vector<pid_t>& pids) {
 
 class WaitsForBuilder {
  public:
-  WaitsForBuilder(ThreadTable& threads, const FutexTable& futexes) : threads_(threads), futexes_(futexes) {
+  WaitsForBuilder(ThreadTable& threads, const FutexTable& futexes, const std::vector<ThreadReport>& reports)
+      : threads_(threads), futexes_(futexes) {
+    for (const ThreadReport& report : reports) reports_[report.thread] = &report;
     ReadHeldLocks();
   }
 
@@ -155,15 +153,15 @@ class WaitsForBuilder {
     }
   }
 
+  // The variable at `address` of the thread's process, named if its symbols say.
+  std::string Name(const Thread& thread, uint64_t address) const {
+    return symbolizer_.Process(thread.process->tgid, thread.tid).NameData(address);
+  }
+
   Edge FutexEdge(const Thread& thread) const {
-    // The address in the waiter's own memory: a requeued waiter (a condition variable's, moved
-    // to its mutex) waits where its key says, not where its call said.
-    uint64_t address = thread.call.args[0];
+    const uint64_t address = WaitedFutexWord(thread, futexes_).value_or(thread.call.args[0]);
     bool shared = false;
-    if (const auto key = futexes_.KeyOf(thread.tid)) {
-      shared = key->kind != FutexKey::Kind::kPrivate;
-      if (key->kind != FutexKey::Kind::kSharedObject) address = key->offset;
-    }
+    if (const auto key = futexes_.KeyOf(thread.tid)) shared = key->kind != FutexKey::Kind::kPrivate;
     const uint64_t space = thread.process->address_space;
     auto reachable = [&](const Thread& other) { return shared || other.process->address_space == space; };
 
@@ -173,12 +171,17 @@ class WaitsForBuilder {
         return {{id}, "thread " + std::to_string(id) + " to exit (it joins it)"};
       }
     }
+    // A condition wait ends when some thread signals the condition variable: any thread may.
+    if (auto report = reports_.find(thread.id.value); report != reports_.end() && report->second->condition) {
+      const ConditionWait& condition = *report->second->condition;
+      return {{}, "a wakeup through the condition variable " + condition.name + ", in " + condition.call};
+    }
     // The shim's list of held locks names owners exactly.
     Edge held;
     for (const HeldLock& lock : held_) {
       if (!LockUsesWord(lock.object, lock.op, address)) continue;
       if (!shared && lock.space != space) continue;
-      if (held.targets.empty()) held.words = LockName(lock.op) + " " + Hex(lock.object) + ", held by thread ";
+      if (held.targets.empty()) held.words = LockName(lock.op) + " " + Name(thread, lock.object) + ", held by thread ";
       held.words += (held.targets.empty() ? "" : ", ") + std::to_string(lock.holder) +
                     (lock.holder == thread.id.value ? " (itself)" : "");
       held.targets.insert(lock.holder);
@@ -196,17 +199,27 @@ class WaitsForBuilder {
     if (owner && *owner > 0) {
       for (const auto& [id, other] : threads_.Live()) {
         if (other->program_tid == *owner && reachable(*other)) {
-          return {{id}, "the mutex " + Hex(address) + ", owned by thread " + std::to_string(id) +
+          return {{id}, "the mutex " + Name(thread, address) + ", owned by thread " + std::to_string(id) +
                             (other == &thread ? " (itself)" : "")};
         }
       }
+      // The owner is gone and the lock with it: nothing will ever unlock it (a robust mutex
+      // would have been handed on with EOWNERDEAD). The latest thread with that tid is the one.
+      for (auto it = threads_.All().rbegin(); it != threads_.All().rend(); ++it) {
+        const Thread& other = *it->second;
+        if (other.Alive() || other.program_tid != *owner || !reachable(other)) continue;
+        return {{}, "the mutex " + Name(thread, address) + ", held by thread " + std::to_string(it->first) +
+                        ", which exited without unlocking it"};
+      }
     }
-    return {{}, "a wake of futex " + Hex(address) + " (no thread is known to own it)"};
+    return {{}, "a wake of futex " + Name(thread, address) + " (no thread is known to own it)"};
   }
 
   ThreadTable& threads_;
   const FutexTable& futexes_;
+  std::map<uint32_t, const ThreadReport*> reports_;
   std::vector<HeldLock> held_;
+  mutable Symbolizer symbolizer_;  // reads each process's mappings once, when first needed
 };
 
 // The first cycle in the graph (threads in id order, their targets in id order), or nothing.
@@ -251,17 +264,24 @@ std::vector<uint32_t> FindCycle(const std::map<uint32_t, Edge>& edges) {
 }
 
 // "futex from pthread_mutex_lock ← worker": the call and the first two functions of the stack that
-// say more than the call's own wrapper.
+// say more than the call's own wrapper. The C and C++ runtimes' insides are left out: their
+// internal functions (__lll_lock_wait, _start; and below the program's frames start_thread,
+// __libc_start_main) are not what the program called, and most are named only where the
+// runtime's debug information is installed.
 std::string WhereBlocked(const std::string& call, const ThreadReport& report) {
   std::string where = call;
   std::string last;
   int named = 0;
+  bool in_program = false;
   for (const StackFrame& frame : report.frames) {
+    const bool runtime = InRuntime(frame);
+    const bool internal = runtime && !frame.function.empty() && (in_program || frame.function.front() == '_');
     // The preload shim's wrapper has the name of the function it wraps.
     if (frame.function.empty() || frame.function == call || frame.function == "__" + call ||
-        frame.function == last) {
+        frame.function == last || internal || frame.function == "_start") {
       continue;
     }
+    in_program = in_program || !runtime;
     last = frame.function;
     where += (named == 0 ? " from " : " ← ") + frame.function;
     if (++named == 2) break;
@@ -273,7 +293,7 @@ std::string WhereBlocked(const std::string& call, const ThreadReport& report) {
 
 std::vector<WaitStep> ExplainWaits(ThreadTable& threads, const FutexTable& futexes,
                                    std::vector<ThreadReport>& reports) {
-  const WaitsForBuilder builder(threads, futexes);
+  const WaitsForBuilder builder(threads, futexes, reports);
   std::map<uint32_t, Edge> edges;
   for (const auto& [id, thread] : threads.Live()) {
     if (auto edge = builder.EdgeOf(*thread)) edges[id] = std::move(*edge);

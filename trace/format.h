@@ -34,8 +34,11 @@ enum class RecordType : uint8_t {
   kOutcome = 7,      // how the execution ended
   kEnd = 8,          // the number of records before it: the stream is complete
   kStandardInput = 9,  // what the program's stdin held, when it was not a terminal
+  kObjectName = 10,    // the variable at the address a sync operation worked on
 };
-inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kStandardInput);
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kObjectName);
+// The longest name an object-name record may hold (a demangled C++ name and its module).
+inline constexpr size_t kMaxObjectName = 4096;
 
 struct Command {
   std::string path;  // the executable as resolved
@@ -70,6 +73,14 @@ struct ThreadInfo {
   int64_t tid = 0;
 };
 
+// What a process's sync operations worked on at `address`: the variable `name` of one of its
+// modules ("balance_lock (atomicity_buggy)"), so that `show` can say which lock a thread took.
+struct ObjectName {
+  int64_t pid = 0;  // as the program saw it
+  uint64_t address = 0;
+  std::string name;
+};
+
 struct OutsideWait {
   uint64_t decision = 0;  // the decision it came before
   int64_t nanos = 0;
@@ -95,6 +106,7 @@ struct Trace {
   std::vector<ThreadInfo> threads;
   std::vector<search::RecordedDecision> decisions;
   std::vector<OutsideWait> outside_waits;
+  std::vector<ObjectName> object_names;  // empty in traces written before they were recorded
   std::optional<Outcome> outcome;  // empty: the run was cut short before it ended
 };
 

@@ -8,8 +8,14 @@ search::ThreadId TraceRecorder::PickThread(const search::SchedulingContext& cont
   return picked;
 }
 
+void TraceRecorder::ObjectNamed(int64_t pid, uint64_t address, const std::string& name) {
+  writer_.WriteObjectName({pid, address, name});
+  names_.Add({pid, address, name});
+}
+
 void TraceRecorder::ThreadStarted(search::ThreadId thread, int64_t pid, int64_t tid) {
   writer_.WriteThread({thread, pid, tid});
+  names_.AddThread(thread, pid);
 }
 
 int64_t TraceRecorder::OutsideWait(uint64_t decision, int64_t measured) {

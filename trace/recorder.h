@@ -8,6 +8,7 @@
 
 #include "search/execution_log.h"
 #include "search/strategy.h"
+#include "trace/object_names.h"
 #include "trace/trace_writer.h"
 
 namespace chess::trace {
@@ -34,11 +35,17 @@ class TraceRecorder final : public search::Strategy, public search::ExecutionLog
 
   // search::ExecutionLog.
   void ThreadStarted(search::ThreadId thread, int64_t pid, int64_t tid) override;
+  bool WantsObjectNames() const override { return true; }
+  void ObjectNamed(int64_t pid, uint64_t address, const std::string& name) override;
   int64_t OutsideWait(uint64_t decision, int64_t measured) override;
+
+  // The names written so far, for a report of the same execution.
+  const ObjectNames& Names() const { return names_; }
 
  private:
   search::Strategy& inner_;
   TraceWriter& writer_;
+  ObjectNames names_;
 };
 
 // The waits a recording noted, given back at the same decisions: a decision's waits were one

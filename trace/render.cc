@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "trace/object_names.h"
+
 namespace chess::trace {
 namespace {
 
@@ -89,13 +91,18 @@ std::string Quoted(const std::string& text) {
   return quoted;
 }
 
-// Where a thread stopped, briefly.
-std::string Stopped(const search::RecordedDecision& d) {
+// The variable's name without its module, which the legend under the timeline gives: the
+// timeline's columns are narrow.
+std::string ShortName(const std::string& name) { return name.substr(0, name.find(" (")); }
+
+// Where a thread stopped, briefly; a sync operation's object by its variable's name if known.
+std::string Stopped(const search::RecordedDecision& d, const ObjectNames& names) {
   switch (d.point.op) {
     case search::OpKind::kThreadStart: return "start";
     case search::OpKind::kInterrupted: return "interrupted";
     case search::OpKind::kFairnessYield: return search::NameSyscall(d.point.syscall) + " (gives way)";
-    case search::OpKind::kSyncOp: return search::DescribeSyncOp(d.point);
+    case search::OpKind::kSyncOp:
+      return search::DescribeSyncOp(d.point, d.current ? ShortName(names.Find(*d.current, d.point.resource)) : "");
     default: return search::NameSyscall(d.point.syscall);
   }
 }
@@ -157,6 +164,7 @@ std::string OutcomeLine(const Outcome& outcome) {
 }  // namespace
 
 std::string RenderText(const Trace& trace) {
+  const ObjectNames names = ObjectNames::Of(trace);
   std::ostringstream out;
   out << "trace of";
   for (const std::string& arg : trace.command.argv) out << " " << arg;
@@ -198,7 +206,7 @@ std::string RenderText(const Trace& trace) {
     }
     std::vector<std::string> cells(column.size());
     if (d.current) {
-      std::string cell = Stopped(d);
+      std::string cell = Stopped(d, names);
       if (d.stop == search::StopReason::kBlocked) cell += " (blocks)";
       if (d.stop == search::StopReason::kExited) cell = "exit";
       cells[column[d.current->value]] = cell;
@@ -211,12 +219,26 @@ std::string RenderText(const Trace& trace) {
     for (const std::string& cell : cells) out << Pad(cell, kColumnWidth);
     out << "\n";
   }
+  if (!names.Empty()) {
+    out << "\nobjects of the sync operations above:\n";
+    for (const auto& [where, name] : names.All()) {
+      char address[24];
+      std::snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(where.second));
+      // "balance_lock (bank)": the module is what the parentheses hold.
+      const std::string variable = ShortName(name);
+      std::string module = name.size() > variable.size() + 3 ? name.substr(variable.size() + 2) : "";
+      if (!module.empty()) module.pop_back();
+      out << "  " << Pad(variable, 24) << address << (module.empty() ? "" : " in " + module) << ", pid " << where.first
+          << "\n";
+    }
+  }
   out << "\noutcome: " << (trace.outcome ? OutcomeLine(*trace.outcome) : std::string("none recorded (the run was cut short)")) << "\n";
   if (trace.outcome && !trace.outcome->report.empty()) out << trace.outcome->report;
   return out.str();
 }
 
 std::string RenderJson(const Trace& trace) {
+  const ObjectNames names = ObjectNames::Of(trace);
   std::ostringstream out;
   out << "{\"format_version\": " << trace.format_version << ", \"tool_version\": " << Quoted(trace.tool_version);
   out << ",\n \"command\": {\"path\": " << Quoted(trace.command.path) << ", \"argv\": [";
@@ -246,10 +268,16 @@ std::string RenderJson(const Trace& trace) {
     out << (k ? ",\n  " : "\n  ") << "{\"current\": " << (d.current ? std::to_string(d.current->value) : "null");
     if (d.current) {
       out << ", \"stop\": \"" << StopName(d.stop) << "\", \"op\": " << static_cast<int>(d.point.op)
-          << ", \"syscall\": " << Quoted(Stopped(d)) << ", \"resource\": " << d.point.resource
+          << ", \"syscall\": " << Quoted(Stopped(d, names)) << ", \"resource\": " << d.point.resource
           << ", \"index\": " << d.point.index;
     }
     out << ", \"picked\": " << d.picked.value << "}";
+  }
+  out << "],\n \"object_names\": [";
+  for (size_t i = 0; i < trace.object_names.size(); ++i) {
+    const ObjectName& name = trace.object_names[i];
+    out << (i ? ", " : "") << "{\"pid\": " << name.pid << ", \"address\": " << name.address
+        << ", \"name\": " << Quoted(name.name) << "}";
   }
   out << "],\n \"outside_waits\": [";
   for (size_t i = 0; i < trace.outside_waits.size(); ++i) {
@@ -272,6 +300,7 @@ std::string RenderJson(const Trace& trace) {
 }
 
 std::string RenderChrome(const Trace& trace) {
+  const ObjectNames names = ObjectNames::Of(trace);
   std::ostringstream out;
   out << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [";
   bool first = true;
@@ -291,7 +320,7 @@ std::string RenderChrome(const Trace& trace) {
     const search::RecordedDecision& d = trace.decisions[k];
     std::string name = "runs";
     if (k + 1 < trace.decisions.size() && trace.decisions[k + 1].current == d.picked) {
-      name = "until " + Stopped(trace.decisions[k + 1]);
+      name = "until " + Stopped(trace.decisions[k + 1], names);
     }
     std::string args = "{\"decision\": " + std::to_string(k);
     if (IsPreemption(d)) args += ", \"preemption\": true";

@@ -60,6 +60,16 @@ class Decoder {
       case RecordType::kOutcome: return Outcome(in);
       case RecordType::kEnd: return {};  // checked by the caller
       case RecordType::kStandardInput: return StandardInput(in);
+      case RecordType::kObjectName: {
+        if (trace_.object_names.size() >= kMaxDecisions) return Damaged("too many object names");
+        ObjectName name;
+        name.pid = in.Signed();
+        name.address = in.Varint();
+        name.name = in.String(kMaxObjectName);
+        if (in.ok() && name.name.empty()) return Damaged("an object name record without a name");
+        trace_.object_names.push_back(std::move(name));
+        return {};
+      }
     }
     return Damaged("an unknown record");
   }

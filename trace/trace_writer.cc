@@ -127,6 +127,15 @@ void TraceWriter::WriteThread(const ThreadInfo& thread) {
   Emit(RecordType::kThread, scratch_.bytes());
 }
 
+void TraceWriter::WriteObjectName(const ObjectName& name) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.Signed(name.pid);
+  scratch_.Varint(name.address);
+  scratch_.String(name.name.substr(0, kMaxObjectName));
+  Emit(RecordType::kObjectName, scratch_.bytes());
+}
+
 void TraceWriter::WriteDecision(const search::RecordedDecision& decision) {
   ++decisions_;
   ByteWriter encoded;

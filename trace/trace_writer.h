@@ -27,6 +27,7 @@ class TraceWriter {
   void WriteOptions(const Options& options);
   void WriteStandardInput(const StandardInput& input);
   void WriteThread(const ThreadInfo& thread);
+  void WriteObjectName(const ObjectName& name);
   void WriteDecision(const search::RecordedDecision& decision);
   void WriteOutsideWait(const OutsideWait& wait);
   void WriteOutcome(const Outcome& outcome);

@@ -41,6 +41,10 @@ TEST(FormatCall, TheShimsAnnouncementsReadAsTheCallTheyPrecede) {
   EXPECT_EQ(FormatCall(announcement),
             "a condition-variable wait (with a timeout) on 0x55555555b7d0, announced by the preload shim");
   EXPECT_EQ(FormatCall(announcement).find("syscall_"), std::string::npos);
+  // Where the report knows the variable, it is named instead of its address.
+  announcement.args[0] = CHESS_OP_MUTEX_LOCK;
+  EXPECT_EQ(FormatCall(announcement, 0, "balance_lock (bank)"),
+            "a mutex lock on balance_lock (bank), announced by the preload shim");
 }
 
 TEST(FormatCall, OtherTrappedAndUntrappedCalls) {

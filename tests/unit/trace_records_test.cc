@@ -203,6 +203,38 @@ TEST(TraceRecords, StandardInputDecodesOnceWithAKnownKind) {
   }
 }
 
+ByteWriter ObjectNamePayload(int64_t pid, uint64_t address, const std::string& name) {
+  ByteWriter w;
+  w.Signed(pid);
+  w.Varint(address);
+  w.String(name);
+  return w;
+}
+
+TEST(TraceRecords, ObjectNamesDecodeAndAnEmptyOrOverlongNameIsRefused) {
+  Stream s;
+  s.Command().Options().Record(RecordType::kObjectName, ObjectNamePayload(2, 0x555555558080, "balance_lock (bank)")).End();
+  auto trace = Parse(s);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_EQ(trace->object_names.size(), 1u);
+  EXPECT_EQ(trace->object_names[0].pid, 2);
+  EXPECT_EQ(trace->object_names[0].address, 0x555555558080u);
+  EXPECT_EQ(trace->object_names[0].name, "balance_lock (bank)");
+
+  Stream empty;
+  empty.Command().Options().Record(RecordType::kObjectName, ObjectNamePayload(2, 0x4040, "")).End();
+  ExpectRefused(empty, "object name record without a name");
+  Stream overlong;
+  overlong.Command().Options()
+      .Record(RecordType::kObjectName, ObjectNamePayload(2, 0x4040, std::string(kMaxObjectName + 1, 'x'))).End();
+  ExpectRefused(overlong, "");
+  Stream cut;
+  ByteWriter short_payload;
+  short_payload.Signed(2);
+  cut.Command().Options().Record(RecordType::kObjectName, short_payload).End();
+  ExpectRefused(cut, "");
+}
+
 TEST(TraceRecords, RecordTypeZeroAndUnknownTypes) {
   for (uint8_t type : {uint8_t{0}, uint8_t{kLastRecordType + 1}, uint8_t{0x7f}, uint8_t{0xff}}) {
     Stream s;

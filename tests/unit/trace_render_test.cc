@@ -60,6 +60,37 @@ TEST(TraceRender, TextHasTheHeaderARowPerDecisionAndTheOutcome) {
   EXPECT_EQ(rows, trace.decisions.size());
 }
 
+// Two threads taking the same lock, which the trace names.
+Trace LockTrace(bool named) {
+  Trace trace = test_support::SmallTrace(2, 0);
+  for (uint32_t t : {0u, 1u}) {
+    auto d = test_support::MakeDecision(t, search::OpKind::kSyncOp, 1001, 10 + t, 1 - t, search::StopReason::kReachedPoint);
+    d.point.resource = 0x555555558080;
+    d.point.is_write = true;
+    trace.decisions.insert(trace.decisions.end() - 2, d);
+  }
+  if (named) trace.object_names = {{2, 0x555555558080, "balance_lock (bank)"}};
+  return trace;
+}
+
+TEST(TraceRender, SyncOperationsNameTheirObjectsWhereTheTraceDoes) {
+  const std::string text = RenderText(LockTrace(true));
+  EXPECT_NE(text.find("acquire balance_lock "), std::string::npos) << text;
+  EXPECT_EQ(text.find("acquire 0x555555558080"), std::string::npos) << text;
+  EXPECT_NE(text.find("objects of the sync operations above:\n  balance_lock            0x555555558080 in bank, pid 2\n"),
+            std::string::npos)
+      << text;
+  const std::string json = RenderJson(LockTrace(true));
+  EXPECT_NE(json.find(R"x("object_names": [{"pid": 2, "address": 93824992247936, "name": "balance_lock (bank)"}])x"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("syscall": "acquire balance_lock")"), std::string::npos) << json;
+  // A trace without names (an older one, or a lock on the heap) shows the address.
+  const std::string unnamed = RenderText(LockTrace(false));
+  EXPECT_NE(unnamed.find("acquire 0x555555558080"), std::string::npos) << unnamed;
+  EXPECT_EQ(unnamed.find("objects of the sync operations"), std::string::npos) << unnamed;
+}
+
 TEST(TraceRender, TextOfATraceCutShort) {
   Trace trace = test_support::SmallTrace(2, 0);
   trace.outcome.reset();

@@ -181,6 +181,9 @@ Trace BigTrace(std::optional<int64_t> epoch) {
                            std::numeric_limits<int64_t>::min()});
   trace.decisions = ManyDecisions(100'000);
   trace.outside_waits = {{0, 0}, {1, 1}, {5000, 1'000'000'000}, {5000, 7}, {99'999, std::numeric_limits<int64_t>::max()}};
+  trace.object_names = {{2, 0x555555558080, "balance_lock (bank)"},
+                        {3, std::numeric_limits<uint64_t>::max(), "acct+40 (bank \xff not UTF-8)"},
+                        {std::numeric_limits<int64_t>::min(), 0, "(anonymous namespace)::mailbox_mutex (cpp)"}};
   Outcome outcome;
   outcome.outcome = search::Outcome::kSignal;
   outcome.signal = 6;
@@ -199,6 +202,17 @@ TEST(TraceRoundTrip, EverythingWrittenIsReadBack) {
   auto read = ReadTrace(dir.File("big.trace"), kVersion);
   ASSERT_TRUE(read.ok()) << read.error();
   ExpectSameTrace(trace, *read);
+}
+
+TEST(TraceRoundTrip, AnObjectNameTooLongForTheReaderIsCutToFit) {
+  ScratchDirectory dir;
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.object_names = {{2, 0x4040, std::string(kMaxObjectName + 100, 'x')}};
+  ASSERT_TRUE(WriteWholeTrace(dir.File("long.trace"), trace).ok());
+  auto read = ReadTrace(dir.File("long.trace"), kVersion);
+  ASSERT_TRUE(read.ok()) << read.error();
+  ASSERT_EQ(read->object_names.size(), 1u);
+  EXPECT_EQ(read->object_names[0].name, std::string(kMaxObjectName, 'x'));
 }
 
 TEST(TraceRoundTrip, RunsBecomeRepeatRecordsAndStayCompact) {

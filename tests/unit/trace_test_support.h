@@ -122,6 +122,7 @@ inline Result<void> WriteWholeTrace(const std::string& path, const Trace& trace,
   }
   while (thread < trace.threads.size()) writer.WriteThread(trace.threads[thread++]);
   while (wait < trace.outside_waits.size()) writer.WriteOutsideWait(trace.outside_waits[wait++]);
+  for (const ObjectName& name : trace.object_names) writer.WriteObjectName(name);
   if (trace.outcome) writer.WriteOutcome(*trace.outcome);
   return writer.Finish();
 }
@@ -179,6 +180,12 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   for (size_t i = 0; i < expected.outside_waits.size(); ++i) {
     EXPECT_EQ(actual.outside_waits[i].decision, expected.outside_waits[i].decision) << "outside wait " << i;
     EXPECT_EQ(actual.outside_waits[i].nanos, expected.outside_waits[i].nanos) << "outside wait " << i;
+  }
+  ASSERT_EQ(actual.object_names.size(), expected.object_names.size());
+  for (size_t i = 0; i < expected.object_names.size(); ++i) {
+    EXPECT_EQ(actual.object_names[i].pid, expected.object_names[i].pid) << "object name " << i;
+    EXPECT_EQ(actual.object_names[i].address, expected.object_names[i].address) << "object name " << i;
+    EXPECT_EQ(actual.object_names[i].name, expected.object_names[i].name) << "object name " << i;
   }
   ASSERT_EQ(actual.outcome.has_value(), expected.outcome.has_value());
   if (expected.outcome) {
