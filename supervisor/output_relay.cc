@@ -161,8 +161,14 @@ bool OutputRelay::State::DrainSources() {
 }
 
 void OutputRelay::State::ReaderLoop() {
+  // Nothing is allocated while no output comes: the namespace's init is cloned from this process
+  // before the program runs (clone without CLONE_VM copies memory as fork does, without fork's
+  // care for malloc's locks), and must not find one held.
+  std::vector<pollfd> waits;
+  waits.reserve(1 + sources.size());
   for (;;) {
-    std::vector<pollfd> waits{{wake_reader, POLLIN, 0}};
+    waits.clear();
+    waits.push_back({wake_reader, POLLIN, 0});
     bool files = false;
     for (const Source& source : sources) {
       if (source.ended) continue;
