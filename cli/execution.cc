@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <set>
 
 #include "cli/cpu_pinning.h"
 #include "cli/exit_codes.h"
@@ -63,7 +65,9 @@ bool WriteFileAtomically(const std::string& path, const std::string& content, st
     std::ofstream out(temporary, std::ios::trunc);
     out << content;
     if (!out.flush()) {
-      error = "cannot write " + temporary + ": " + std::strerror(errno);
+      error = "cannot write " + path + ": " + std::strerror(errno);
+      out.close();
+      std::remove(temporary.c_str());
       return false;
     }
   }
@@ -73,6 +77,52 @@ bool WriteFileAtomically(const std::string& path, const std::string& content, st
     return false;
   }
   return true;
+}
+
+namespace {
+
+// The directory a path's file goes in: "." for a bare name.
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// `dir` exists, is a directory, and a new file can be made in it.
+Result<void> CheckWritableDirectory(const std::string& option, const std::string& path, const std::string& dir) {
+  struct stat info{};
+  if (stat(dir.c_str(), &info) != 0) {
+    return Error{option + " " + path + ": " + (errno == ENOENT ? "the directory " + dir + " does not exist"
+                                                                : dir + ": " + std::strerror(errno))};
+  }
+  if (!S_ISDIR(info.st_mode)) return Error{option + " " + path + ": " + dir + " is not a directory"};
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return Error{option + " " + path + ": cannot make files in " + dir + " (" + std::strerror(errno) + ")"};
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<void> CheckFileDestination(const std::string& option, const std::string& path) {
+  if (path.empty() || path.back() == '/') return Error{option + " " + path + ": give a file name"};
+  struct stat info{};
+  if (stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    return Error{option + " " + path + ": is a directory; give a file name"};
+  }
+  return CheckWritableDirectory(option, path, DirectoryOf(path));
+}
+
+Result<void> CheckDirectoryDestination(const std::string& option, const std::string& dir) {
+  if (dir.empty()) return Error{option + ": give a directory"};
+  struct stat info{};
+  if (stat(dir.c_str(), &info) == 0) {
+    if (!S_ISDIR(info.st_mode)) return Error{option + " " + dir + ": not a directory"};
+    return CheckWritableDirectory(option, dir, dir);
+  }
+  std::string trimmed = dir;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  return CheckWritableDirectory(option, dir, DirectoryOf(trimmed));
 }
 
 std::optional<std::string> FindPreloadShim() {
@@ -186,7 +236,10 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
                                 kept_path) != options.isolation.kept_in_tmp.end();
     if (kept_path.rfind("/tmp/", 0) == 0 && !seen) options.isolation.kept_in_tmp.push_back(kept_path);
   }
-  options.notice = [&messages](const std::string& text) { messages.Say(text); };
+  // Once per command, not once per execution: a search's executions repeat each other's.
+  options.notice = [&messages, said = std::make_shared<std::set<std::string>>()](const std::string& text) {
+    if (said->insert(text).second) messages.Say(text);
+  };
   prepared.input = settings.input;
   return prepared;
 }

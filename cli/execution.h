@@ -90,6 +90,13 @@ bool ReportExecution(const supervisor::ExecutionResult& result, const std::strin
 // `error` set, when it cannot.
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error);
 
+// Where a file chess-trace writes when its work is done (--report, --trace) can take it: the
+// directory exists and is writable, and the path is not a directory. Checked before the program
+// starts, so a mistyped path fails at once instead of turning a finished run into an error.
+Result<void> CheckFileDestination(const std::string& option, const std::string& path);
+// The same for a directory made if missing (--out): it is one, writable, or its parent is.
+Result<void> CheckDirectoryDestination(const std::string& option, const std::string& dir);
+
 // The preload shim: next to the chess-trace executable (a build tree), or in
 // ../lib/chess-trace from it (an installation).
 std::optional<std::string> FindPreloadShim();

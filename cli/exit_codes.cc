@@ -21,6 +21,8 @@ int RunExitCode(const supervisor::ExecutionResult& result) {
     case Outcome::kTimeout:
     case Outcome::kStepLimit:
       return kExitStuck;
+    case Outcome::kUnsupported:  // chess-trace's limit, not the program's status
+      return kExitError;
     default:
       return kExitError;
   }

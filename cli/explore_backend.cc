@@ -42,11 +42,12 @@ std::string BugSignature(const supervisor::ExecutionResult& result, search::Outc
   return signature;
 }
 
-search::Outcome SupervisorBackend::Judge(const supervisor::ExecutionResult& result) const {
+search::Outcome SupervisorBackend::Judge(const supervisor::ExecutionResult& result, std::string* message) const {
+  search::Outcome judged = result.outcome;
   if ((result.outcome == search::Outcome::kOk || result.outcome == search::Outcome::kExitStatus) && result.exit_status) {
-    return *result.exit_status == expect_exit_ ? search::Outcome::kOk : search::Outcome::kExitStatus;
+    judged = *result.exit_status == expect_exit_ ? search::Outcome::kOk : search::Outcome::kExitStatus;
   }
-  return result.outcome;
+  return refusals_.Judge(result, judged, message);
 }
 
 search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) {
@@ -66,9 +67,11 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   supervisor::ExecutionResult result = cli::Execute(execution_, recorder);
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
+  visibility_.Add(result.images);
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
-  summary.outcome = Judge(result);
   summary.message = result.message;
+  summary.outcome = Judge(result, &summary.message);
+  refusals_.Learn(result, summary.outcome);
   if (result.exec_errno) {
     summary.outcome = search::Outcome::kError;
     summary.message = "cannot execute " + execution_.spec.path + ": " + std::strerror(*result.exec_errno);

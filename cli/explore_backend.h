@@ -9,6 +9,8 @@
 #include <string>
 
 #include "cli/execution.h"
+#include "cli/refusals.h"
+#include "cli/visibility.h"
 #include "search/explorer.h"
 #include "search/recording_strategy.h"
 #include "supervisor/output_capture.h"
@@ -30,8 +32,9 @@ class SupervisorBackend final : public search::ExecutionBackend {
   // What execution number `execution` (1-based) did, if it was the first of a distinct bug or
   // the latest failing one (a minimized bug's); null otherwise.
   const BugRun* RunOf(uint64_t execution) const;
-  // The outcome as --expect-exit reads it.
-  search::Outcome Judge(const supervisor::ExecutionResult& result) const;
+  // The outcome as --expect-exit reads it; `unsupported` for a failure after a refused call the
+  // search has not seen the program survive (then `*message` says so).
+  search::Outcome Judge(const supervisor::ExecutionResult& result, std::string* message = nullptr) const;
   // The execution a stop signal (Ctrl-C) cut short: its number and the decisions it had taken.
   struct InterruptedRun {
     uint64_t execution = 0;
@@ -39,6 +42,8 @@ class SupervisorBackend final : public search::ExecutionBackend {
     std::string strategy;
   };
   const std::optional<InterruptedRun>& Interrupted() const { return interrupted_; }
+  // What the executions so far let the search see of each program.
+  const VisibilityTally& Visibility() const { return visibility_; }
   // How many executions were forked from a fork server's template.
   uint64_t Forked() const { return forked_; }
   // Why executions cannot be run at all (the capture failed), if so.
@@ -51,6 +56,8 @@ class SupervisorBackend final : public search::ExecutionBackend {
  private:
   PreparedExecution& execution_;
   int expect_exit_;
+  RefusalJudge refusals_;
+  VisibilityTally visibility_;
   uint64_t executions_ = 0;
   uint64_t forked_ = 0;
   std::map<std::string, uint64_t> signatures_;

@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cstring>
 
+#include "cli/command_line.h"
 #include "cli/execution.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_backend.h"
 #include "cli/explore_report.h"
 #include "cli/messages.h"
+#include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
 #include "search/replay_strategy.h"
@@ -19,8 +21,6 @@
 
 namespace chess::cli {
 namespace {
-
-constexpr int kExitInterrupted = 130;
 
 // --out: made if missing (one level, like mkdir).
 Result<void> MakeOutDirectory(const std::string& dir) {
@@ -133,7 +133,7 @@ void Search::SaveInterruptedTrace(SearchSummary& summary) {
   // (another Ctrl-C still does).
   supervisor::ForgetStopSignal();
   search::ReplayStrategy replay(interrupted->decisions);
-  replay.EndWith({search::Outcome::kTimeout, "interrupted (Ctrl-C) after " +
+  replay.EndWith({search::Outcome::kTimeout, "interrupted (" + SignalName(summary.stop_signal) + ") after " +
                                                  std::to_string(interrupted->decisions.size()) +
                                                  " decisions: the trace ends where the search was stopped"});
   const supervisor::SupervisorOptions saved = execution_.options;
@@ -222,14 +222,17 @@ int Search::Run() {
   summary.wall_seconds = Elapsed();
   summary.fork_server = execution_.fork_server != nullptr;
   summary.forked = backend_.Forked();
+  summary.visibility = backend_.Visibility().Summarize(settings_.sync_points, options_.focus);
   if (execution_.fork_server) summary.fork_server_unused = execution_.fork_server->Unused();
-  summary.interrupted = supervisor::PendingStopSignal() != 0;
+  summary.stop_signal = supervisor::PendingStopSignal();
+  summary.interrupted = summary.stop_signal != 0;
   if (summary.interrupted) SaveInterruptedTrace(summary);
   summary.time_limited = time_limited_;
   summary.max_executions = options_.max_executions;
   summary.max_steps = options_.max_steps;
   if (result.end == search::SearchEnd::kError && !summary.interrupted) {
     summary.error = result.error ? result.error->message : "an execution failed";
+    summary.unsupported = result.error && result.error->outcome == search::Outcome::kUnsupported;
   }
   messages_.Raw(ExploreTextReport(summary));
   bool ok = true;
@@ -240,7 +243,7 @@ int Search::Run() {
       ok = false;
     }
   }
-  if (summary.interrupted) return kExitInterrupted;
+  if (summary.interrupted) return 128 + summary.stop_signal;  // 130 for SIGINT, 143 for SIGTERM
   if (!summary.error.empty() || !ok) return kExitError;
   return summary.bugs.empty() ? 0 : kExitBug;
 }
@@ -258,7 +261,8 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
       "search stops at the first (unless --keep-going), saves it as a trace in --out, and prints "
       "the one command that replays it. Exit status: 0 no bug within the bounds, 1 bug found, "
-      "125 error, 130 interrupted (Ctrl-C; the report so far is printed).");
+      "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
+      "SIGINT (Ctrl-C), SIGTERM or SIGHUP (the report so far is printed).");
   AddProgramOptions(*explore, options.program,
                     {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "processes"});
   explore->add_option("--strategy", options.strategy,
@@ -270,19 +274,20 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "threads and k steps). `random`: a random walk. `portfolio`: pb, pct and random "
                       "in turn, an execution each. Random choices come from --seed; a bug found by pct "
                       "or random is searched again with pb for the fewest preemptions (--no-minimize)")
-      ->check(CLI::IsMember({"pb", "pct", "random", "portfolio"}))
+      ->type_name("pb|pct|random|portfolio")
+      ->check(OneOf({"pb", "pct", "random", "portfolio"}))
       ->capture_default_str();
   explore->add_option("--preemption-bound", options.preemption_bound,
                       "Explore every schedule with at most C preemptions (switches away from a thread "
                       "that could have gone on, and deadlines fired early); most bugs need 1 or 2")
       ->type_name("C")
-      ->check(CLI::Range(0, 20))
+      ->check(WholeNumber(0, 20))
       ->capture_default_str();
   explore->add_option("--pct-depth", options.pct_depth,
                       "PCT's depth d: the ordering constraints a bug may need (d − 1 priority changes "
                       "per execution)")
       ->type_name("D")
-      ->check(CLI::Range(1, 20))
+      ->check(WholeNumber(1, 20))
       ->capture_default_str();
   explore->add_flag("--state-cache,!--no-state-cache", options.state_cache,
                     "pb (default: on): skip schedules that go on from a state already searched (the same "
@@ -299,29 +304,39 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                     "the others are forked from it, skipping the loader and start-up");
   explore->add_option("--max-executions", options.max_executions, "Stop after N executions")
       ->type_name("N")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeastOne())
       ->capture_default_str();
   explore->add_option("--time-limit", options.time_limit_seconds,
                       "Stop the search after S seconds of wall time (default: none)")
       ->type_name("S")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveAmount("seconds"));
   explore->add_option("--execution-timeout", options.execution_timeout_seconds,
                       "An execution that takes longer than S seconds of wall time is a bug (`timeout`)")
       ->type_name("S")
-      ->check(CLI::PositiveNumber)
+      ->check(PositiveAmount("seconds"))
       ->capture_default_str();
   explore->add_option("--max-steps", options.max_steps,
                       "An execution may take N scheduling decisions. Past them it is a `livelock` "
                       "when every thread still running kept yielding (a bug), and a `step-limit` "
                       "otherwise (counted, not a bug)")
       ->type_name("N")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeastOne())
       ->capture_default_str();
   explore->add_option("--expect-exit", options.expect_exit,
                       "The program's exit status when it works (a test that exits 1 on success, say)")
       ->type_name("N")
-      ->check(CLI::Range(0, 255))
+      ->check(WholeNumber(0, 255))
       ->capture_default_str();
+  explore->add_option("--focus", options.focus,
+                      "Search the threads of NAME only (repeat for more programs): a process is NAME's when "
+                      "the file it exec'd or its executable is called NAME (python3 for a script run by "
+                      "`python3 t.py`; a wrapper script's own name). The other processes — a version "
+                      "manager's shell shims, env, a test runner's script — run as they would without a search: "
+                      "no preemptions, no permutations among them, no deadlines fired early. For a wrapper "
+                      "that starts many short-lived processes before the program under test")
+      ->type_name("NAME")
+      ->allow_extra_args(false)
+      ->take_all();
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")
@@ -341,6 +356,18 @@ int ExploreCommand(const ExploreOptions& options) {
   std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kProcesses, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
+  // Where the results go is checked before the first execution: a search that found a bug must
+  // not end as an error because its report had nowhere to go.
+  if (auto checked = CheckDirectoryDestination("--out", options.out_dir); !checked) {
+    messages.Say(checked.error());
+    return kExitError;
+  }
+  if (!options.report_path.empty()) {
+    if (auto checked = CheckFileDestination("--report", options.report_path); !checked) {
+      messages.Say(checked.error());
+      return kExitError;
+    }
+  }
   // A search must never wait forever on the outside world: such an execution is a `hang`.
   if (!settings.external_wait_seconds) settings.external_wait_seconds = kExploreExternalWaitSeconds;
   if (settings.command.empty()) {
@@ -353,6 +380,7 @@ int ExploreCommand(const ExploreOptions& options) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
   execution.options.slice_yields = false;
+  execution.options.focus = options.focus;
   if (options.fork_server) {
     execution.fork_server = std::make_unique<supervisor::ForkServer>();
     execution.options.fork_server = execution.fork_server.get();

@@ -30,6 +30,7 @@ struct ExploreOptions {
   std::string out_dir = "chess-trace-out";
   std::string report_path;
   bool quiet = false;
+  std::vector<std::string> focus;  // --focus: the programs whose threads are searched
 };
 
 CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options);

@@ -10,16 +10,6 @@
 namespace chess::cli {
 namespace {
 
-std::string Plural(uint64_t count, const std::string& one, const std::string& many) {
-  return std::to_string(count) + " " + (count == 1 ? one : many);
-}
-
-std::string Seconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), seconds < 10 ? "%.2f s" : "%.1f s", seconds);
-  return text;
-}
-
 // "≤ 2 preemptions", or "no preemption" for a bound of 0.
 std::string AtMost(uint64_t bound) {
   return bound == 0 ? "no preemption" : "≤ " + Plural(bound, "preemption", "preemptions");
@@ -46,7 +36,7 @@ std::string ReplayCommand(const std::string& trace) { return "chess-trace replay
 
 std::string StopWord(const SearchSummary& s) {
   if (s.interrupted) return "interrupted";
-  if (!s.error.empty()) return "error";
+  if (!s.error.empty()) return s.unsupported ? "unsupported" : "error";
   switch (s.result->end) {
     case search::SearchEnd::kBoundExplored: return "bound-explored";
     case search::SearchEnd::kExhausted: return "exhausted";
@@ -58,6 +48,28 @@ std::string StopWord(const SearchSummary& s) {
   return "error";
 }
 
+// "syscalls, pthread/C11 sync operations (212 announced) and cross-process I/O".
+std::string DescribeLayers(const SearchVisibility& visibility) {
+  uint64_t announced = 0;
+  for (const supervisor::ProgramImage& program : visibility.programs) announced += program.sync_ops;
+  std::vector<std::string> words;
+  for (const std::string& layer : visibility.visible_layers) {
+    if (layer == "syscalls") words.push_back("syscalls");
+    if (layer == "sync-ops") words.push_back("pthread/C11 sync operations (" + std::to_string(announced) + " announced)");
+    if (layer == "cross-process") words.push_back("cross-process I/O");
+  }
+  std::string text;
+  for (size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + words[i];
+  if (!visibility.focus.empty()) {
+    text += ", in the threads of ";
+    for (size_t i = 0; i < visibility.focus.size(); ++i) {
+      text += (i == 0 ? "" : i + 1 == visibility.focus.size() ? " and " : ", ") + visibility.focus[i];
+    }
+    text += " only (--focus: the other processes ran without preemptions)";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string CoverageSentence(const SearchSummary& s) {
@@ -67,7 +79,7 @@ std::string CoverageSentence(const SearchSummary& s) {
   const uint64_t bounded = c.schedules - c.sampled;  // the schedules pb ran
   std::string why;
   if (s.interrupted) {
-    why = "interrupted";
+    why = "interrupted by " + SignalName(s.stop_signal);
   } else if (r.end == search::SearchEnd::kMaxExecutions) {
     why = "--max-executions " + std::to_string(s.max_executions) + " reached";
   } else if (r.end == search::SearchEnd::kStopped && s.time_limited) {
@@ -84,17 +96,29 @@ std::string CoverageSentence(const SearchSummary& s) {
   } else if (c.complete) {
     const uint32_t needed = c.bound_completed.value_or(0);
     const bool exhausted = r.end == search::SearchEnd::kExhausted;
-    text = exhausted ? (bounded == 1 ? std::string("its only schedule explored")
-                                     : "all " + std::to_string(bounded) + " schedules explored") +
-                           (needed == 0 ? " (none needs a preemption)"
-                                        : " (none needs more than " + Plural(needed, "preemption", "preemptions") + ")")
-                     : "all " + Plural(bounded, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
-                           " explored";
+    // Over a program whose sync operations were out of sight, "all" would read as a proof.
+    const bool blind = !s.visibility.blind_spots.empty();
+    const std::string over = blind ? " at the points it could see" : "";
+    if (exhausted) {
+      text = blind ? (bounded == 1 ? "the only schedule" : Plural(bounded, "schedule", "schedules")) + " explored" + over
+                   : bounded == 1 ? std::string("its only schedule explored")
+                                  : "all " + std::to_string(bounded) + " schedules explored";
+      text += needed == 0 ? " (none needs a preemption)"
+                          : " (none needs more than " + Plural(needed, "preemption", "preemptions") + ")";
+    } else {
+      text = (blind ? "" : "all ") + Plural(bounded, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
+             " explored" + over;
+    }
   } else {
     text = Plural(bounded, "schedule", "schedules") + " explored: ";
-    text += c.bound_completed ? "every one with " + AtMost(*c.bound_completed) + ", and part of those with " +
-                                    Plural(r.bound, "preemption", "preemptions")
-                              : "part of those with no preemption";
+    if (!c.bound_completed) {
+      text += "part of those with no preemption";
+    } else if (bounded == 1 && *c.bound_completed == 0) {
+      text += "the only one with no preemption";
+    } else {
+      text += "all those with " + AtMost(*c.bound_completed) + ", and part of those with " +
+              Plural(r.bound, "preemption", "preemptions");
+    }
     if (!why.empty()) text += " (" + why + ")";
   }
   if (!sampling_only && c.sampled > 0) {
@@ -181,9 +205,19 @@ std::string ExploreTextReport(const SearchSummary& s) {
     }
     if (!bug.trace_problem.empty()) out << "  note: " << bug.trace_problem << "\n";
   }
-  if (!s.error.empty()) out << "chess-trace: error: " << s.error << "\n";
+  if (!s.error.empty()) out << "chess-trace: " << (s.unsupported ? "unsupported: " : "error: ") << s.error << "\n";
   if (s.bugs.empty() && s.error.empty()) {
-    out << "chess-trace: " << (s.interrupted ? "interrupted, no bug so far: " : "no bug: ") << CoverageSentence(s) << "\n";
+    const bool blind = !s.visibility.blind_spots.empty();
+    out << "chess-trace: "
+        << (s.interrupted ? "interrupted by " + SignalName(s.stop_signal) + ", no bug so far: "
+            : blind       ? "no bug found, but the search could not see everything: "
+                          : "no bug: ")
+        << CoverageSentence(s) << "\n";
+    for (const std::string& spot : s.visibility.blind_spots) out << "  warning: " << spot << "\n";
+    out << "  scheduling points: " << DescribeLayers(s.visibility) << "\n";
+    for (const std::string& hint : s.visibility.hints) out << "  hint: " << hint << "\n";
+  } else if (s.bugs.empty()) {
+    out << "  the search stopped there: nothing it explored is a statement about the program\n";
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
@@ -207,7 +241,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("schema").Int(1);
   json.Key("command").String("explore");
   const ReportedBug* first = s.bugs.empty() ? nullptr : &s.bugs.front();
-  const std::string outcome = !s.error.empty() ? "error"
+  const std::string outcome = !s.error.empty() ? (s.unsupported ? "unsupported" : "error")
                               : first != nullptr ? std::string(search::OutcomeName(first->found.summary.outcome))
                                                  : "none";
   json.Key("outcome").String(outcome);
@@ -246,8 +280,42 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("cache_pruned").Int(static_cast<int64_t>(r.coverage.cache_pruned));
   json.Key("seed").Int(static_cast<int64_t>(s.seed));
   json.Key("exhausted").Bool(r.end == search::SearchEnd::kExhausted);
+  json.Key("visible_layers").BeginArray();
+  for (const std::string& layer : s.visibility.visible_layers) json.String(layer);
+  json.EndArray();
+  // False when a program's threads synchronized where the search had no point: its
+  // "complete" then covers the points it saw, not the program.
+  json.Key("sync_ops_visible").Bool(s.visibility.blind_spots.empty());
+  json.Key("focus").BeginArray();
+  for (const std::string& name : s.visibility.focus) json.String(name);
+  json.EndArray();
+  json.Key("programs").BeginArray();
+  for (const supervisor::ProgramImage& program : s.visibility.programs) {
+    json.BeginObject();
+    json.Key("path").String(program.path);
+    json.Key("linking").String(program.linking == supervisor::Linking::kStatic    ? "static"
+                               : program.linking == supervisor::Linking::kDynamic ? "dynamic"
+                                                                                  : "unknown");
+    json.Key("multithreaded").Bool(program.multithreaded);
+    json.Key("sync_ops").Int(static_cast<int64_t>(program.sync_ops));
+    json.Key("decisions").Int(static_cast<int64_t>(program.decisions));
+    json.EndObject();
+  }
+  json.EndArray();
   json.EndObject();
+  json.Key("warnings").BeginArray();
+  for (const std::string& spot : s.visibility.blind_spots) json.String(spot);
+  json.EndArray();
+  json.Key("hints").BeginArray();
+  for (const std::string& hint : s.visibility.hints) json.String(hint);
+  json.EndArray();
   json.Key("stopped_by").String(StopWord(s));
+  json.Key("interrupted_by");
+  if (s.interrupted) {
+    json.String(SignalName(s.stop_signal));
+  } else {
+    json.Null();
+  }
   json.Key("interrupted_trace").String(s.interrupted_trace);
   json.Key("step_limited").Int(static_cast<int64_t>(r.step_limited));
   json.Key("divergences").Int(static_cast<int64_t>(r.divergences));

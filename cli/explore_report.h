@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/explore_backend.h"
+#include "cli/visibility.h"
 #include "search/explorer.h"
 
 namespace chess::cli {
@@ -26,7 +27,8 @@ struct SearchSummary {
   uint64_t seed = 0;              // the randomized strategies'
   uint32_t pct_depth = 0;
   double wall_seconds = 0;
-  bool interrupted = false;       // Ctrl-C
+  bool interrupted = false;       // Ctrl-C, SIGTERM or SIGHUP
+  int stop_signal = 0;            // which of them
   // The execution Ctrl-C cut short, saved as a trace that ends where it was stopped.
   uint64_t interrupted_execution = 0;
   std::string interrupted_trace;
@@ -35,11 +37,15 @@ struct SearchSummary {
   uint64_t max_executions = 0;
   uint64_t max_steps = 0;
   std::string error;              // the search could not go on
+  bool unsupported = false;       // … because the program failed after a refused call
   // The fork server: whether it was on, how many executions it started, and why it started
   // none (or stopped), when so.
   bool fork_server = false;
   uint64_t forked = 0;
   std::string fork_server_unused;
+  // The layers of points the search used, and the programs whose sync operations it could not
+  // see: a "no bug" then says what it is not a proof of.
+  SearchVisibility visibility;
 };
 
 // "BUG: deadlock in execution 7 with 1 preemption" and the rest, or "no bug: …".

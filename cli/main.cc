@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
 #include "cli/run_command.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
       "  chess-trace run --trace bug.trace -- ./my_test && chess-trace replay bug.trace\n"
       "  chess-trace show bug.trace\n",
       "chess-trace"};
+  app.formatter(std::make_shared<chess::cli::HelpFormatter>());  // before the commands: they copy it
   app.set_version_flag("--version", std::string("chess-trace ") + CHESS_TRACE_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
@@ -61,6 +63,13 @@ int main(int argc, char** argv) {
   CLI::App* show = chess::cli::AddShowCommand(app, show_options);
   show->callback([&show_options]() { std::exit(chess::cli::ShowCommand(show_options)); });
 
+  // A word where a command belongs that is none: CLI11 would say "A subcommand is required".
+  if (const std::string unknown = chess::cli::UnknownCommandOf(ours); !unknown.empty()) {
+    std::fprintf(stderr, "chess-trace: '%s' is not a command: say run, explore, replay or show (chess-trace --help)\n",
+                 unknown.c_str());
+    return chess::cli::kExitError;
+  }
+  const std::string command = chess::cli::CommandOf(ours);
   try {
     std::reverse(ours.begin(), ours.end());  // CLI11 consumes a vector from the back
     app.parse(ours);
@@ -71,8 +80,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    std::fprintf(stderr, "Usage: chess-trace run [OPTIONS] -- PROGRAM [ARGS...]  (the -- is needed when the program's arguments start with a dash; see chess-trace run --help)\n");
+    std::fprintf(stderr, "chess-trace: %s\n%s\n", chess::cli::ParseErrorText(e, command).c_str(),
+                 chess::cli::UsageLine(command).c_str());
     return chess::cli::kExitError;
   }
   return 0;

@@ -1,5 +1,7 @@
 #include "cli/program_options.h"
 
+#include "cli/command_line.h"
+
 #include <ctime>
 
 extern char** environ;
@@ -42,7 +44,9 @@ std::optional<int64_t> ParseEpoch(const std::string& text) {
 void AddProgramOptions(CLI::App& command, ProgramOptions& options, const ProgramOptionDefaults& defaults) {
   command.add_option("--cpu", options.cpu,
                      "Run the supervisor and the program on this CPU (default: one of the allowed "
-                     "CPUs; the program still sees the whole CPU mask)");
+                     "CPUs; the program still sees the whole CPU mask)")
+      ->type_name("CPU")
+      ->check(WholeNumber(0, 8191));
   command.add_flag("--no-pin", options.no_pin, "Do not pin to one CPU (slower ptrace round trips)");
   command.add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
       ->type_name("FILE");
@@ -51,18 +55,18 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                      "outside world (a terminal, a socket to another program) for S seconds. Default: `run` "
                      "waits as long as the program would without chess-trace; `explore` 5 s")
       ->type_name("S")
-      ->check(CLI::PositiveNumber);
+      ->check(PositiveAmount("seconds"));
   command.add_option("--slice", options.slice_ms,
                      "Interrupt a thread that has run this many milliseconds without blocking or "
                      "yielding, when another thread could run")
       ->type_name("MS")
-      ->check(CLI::Range(0.1, 10000.0))
+      ->check(AmountFrom("milliseconds", 0.1, 10000))
       ->capture_default_str();
   command.add_option("--max-processes", options.max_processes,
                      "Stop an execution (exit 125) when the program tries to have more than N "
                      "processes at once, so a fork bomb stops and not the machine")
       ->type_name("N")
-      ->check(CLI::PositiveNumber)
+      ->check(AtLeastOne())
       ->capture_default_str();
   command.add_option("--seed", options.seed,
                      "Seed of everything random the program reads: getrandom, /dev/urandom, the "
@@ -97,7 +101,7 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                      "writes, bind, listen, connect, accept, shutdown, unlink, rename, mkdir, open with "
                      "O_CREAT, mknod, wait4 — so races between the processes of a harness are explored; "
                      "`auto` trims those for speed (default: " + defaults.sync_points_text + ")")
-      ->check(CLI::IsMember({"syscalls", "auto", "processes"}))
+      ->check(OneOf({"syscalls", "auto", "processes"}))
       ->type_name("syscalls|auto|processes");
   command.add_option("command", options.command,
                      "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")

@@ -31,6 +31,17 @@ std::string Headline(const supervisor::ExecutionResult& r) {
 
 }  // namespace
 
+std::string Plural(uint64_t count, const std::string& one, const std::string& many) {
+  return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
+std::string Seconds(double seconds) {
+  if (seconds < 0) seconds = 0;  // a clock read twice across a tiny interval; never "-0.00 s"
+  char text[32];
+  std::snprintf(text, sizeof(text), seconds < 0.0095 ? "%.3f s" : seconds < 10 ? "%.2f s" : "%.1f s", seconds);
+  return text;
+}
+
 std::string SignalName(int signal) {
   const char* abbrev = sigabbrev_np(signal);
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
@@ -41,9 +52,9 @@ std::string TextReport(const supervisor::ExecutionResult& r) {
   if (headline.empty()) return "";
   std::ostringstream out;
   out << "chess-trace: " << headline << "\n";
-  out << "  after " << r.scheduling_points << " scheduling points, " << r.threads_created
-      << " threads, " << r.wall_seconds << " s";
-  if (r.virtual_seconds > 0) out << " (" << r.virtual_seconds << " s of the program's virtual time)";
+  out << "  after " << Plural(r.scheduling_points, "scheduling point", "scheduling points") << ", "
+      << Plural(r.threads_created, "thread", "threads") << ", " << Seconds(r.wall_seconds);
+  if (r.virtual_seconds > 0) out << " (" << Seconds(r.virtual_seconds) << " of the program's virtual time)";
   out << "\n";
   return out.str() + StuckExplanation(r) + ThreadStates(r);
 }
@@ -129,6 +140,17 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
   }
   json.Key("virtual_seconds").Double(r.virtual_seconds);
   json.Key("message").String(r.message);
+  json.Key("refused").BeginArray();
+  for (const supervisor::RefusedCall& call : r.refused) {
+    json.BeginObject();
+    json.Key("call").String(call.call);
+    const char* error = strerrorname_np(call.error);
+    json.Key("error").String(error != nullptr ? error : std::to_string(call.error));
+    json.Key("pid").Int(call.pid);
+    json.Key("why").String(call.why);
+    json.EndObject();
+  }
+  json.EndArray();
   json.Key("threads").BeginArray();
   for (const supervisor::ThreadReport& t : r.threads) {
     json.BeginObject();

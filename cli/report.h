@@ -27,5 +27,9 @@ std::string JsonReport(const supervisor::ExecutionResult& result, const std::str
 
 // "SIGSEGV" for 11.
 std::string SignalName(int signal);
+// "1 thread", "3 threads".
+std::string Plural(uint64_t count, const std::string& one, const std::string& many);
+// "0.003 s", "0.42 s", "12.5 s"; never negative.
+std::string Seconds(double seconds);
 
 }  // namespace chess::cli

@@ -6,12 +6,14 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/command_line.h"
 #include "cli/determinism_command.h"
 #include "cli/execution.h"
 #include "cli/program_options.h"
 #include "cli/trace_recording.h"
 #include "cli/exit_codes.h"
 #include "cli/messages.h"
+#include "cli/refusals.h"
 #include "cli/report.h"
 #include "search/non_preemptive_strategy.h"
 #include "seccomp/filter.h"
@@ -44,7 +46,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
                   "Exits 0 when all runs did the same, 1 otherwise. Each run's output is captured; "
                   "the first one's is shown")
       ->type_name("N")
-      ->check(CLI::Range(2, 1000));
+      ->check(WholeNumber(2, 1000));
   return run;
 }
 
@@ -57,6 +59,13 @@ int RunCommand(const RunOptions& options) {
       BuildSettings(options.program, "pid,uts,ipc,mnt", options.trace_path.empty() ? SyncPoints::kSyscalls : SyncPoints::kAuto, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
+  for (const auto& [option, path] : {std::pair{"--report", options.report_path}, std::pair{"--trace", options.trace_path}}) {
+    if (path.empty()) continue;
+    if (auto checked = CheckFileDestination(option, path); !checked) {
+      messages.Say(checked.error());
+      return kExitError;
+    }
+  }
 
   if (options.check_determinism != 0) {
     if (!options.trace_path.empty()) {
@@ -84,8 +93,9 @@ int RunCommand(const RunOptions& options) {
     }
   }
   uint64_t isolated = 0;
-  const supervisor::ExecutionResult result =
+  supervisor::ExecutionResult result =
       Execute(execution, recording ? static_cast<search::Strategy&>(recording->Strategy()) : strategy, &isolated);
+  result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
   bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, messages);
   if (recording) {
     if (auto finished = recording->Finish(result, settings, isolated); !finished) {

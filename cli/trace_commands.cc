@@ -6,8 +6,10 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "cli/execution.h"
 #include "cli/exit_codes.h"
+#include "cli/refusals.h"
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/replay_strategy.h"
@@ -148,7 +150,7 @@ CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
       "following the recording otherwise. After --, a program to run instead of the recorded one "
       "(a rebuilt binary at another path).");
   replay->add_option("trace", options.trace_path, "The trace (from run --trace)")->required()->type_name("TRACE");
-  replay->add_option("--cpu", options.cpu, "Run on this CPU (as for run)");
+  replay->add_option("--cpu", options.cpu, "Run on this CPU (as for run)")->type_name("CPU")->check(WholeNumber(0, 8191));
   replay->add_flag("--no-pin", options.no_pin, "Do not pin to one CPU");
   replay->add_option("--report", options.report_path, "Write a JSON report (schema 1) to FILE")->type_name("FILE");
   replay->add_option("--log", options.log_path, "Write chess-trace's own messages to FILE instead of stderr")
@@ -167,6 +169,12 @@ CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
 int ReplayCommand(const ReplayOptions& options) {
   Messages messages;
   if (!messages.UseLog(options.log_path)) return kExitError;
+  if (!options.report_path.empty()) {
+    if (auto checked = CheckFileDestination("--report", options.report_path); !checked) {
+      messages.Say(checked.error());
+      return kExitError;
+    }
+  }
   auto trace = trace::ReadTrace(options.trace_path, ToolVersion());
   if (!trace) {
     messages.Say(trace.error());
@@ -224,7 +232,11 @@ int ReplayCommand(const ReplayOptions& options) {
   if (trace->outcome && search::EndsAtADecision(trace->outcome->outcome)) {
     strategy.EndWith({trace->outcome->outcome, trace->outcome->message});
   }
-  const supervisor::ExecutionResult result = Execute(execution, strategy);
+  supervisor::ExecutionResult result = Execute(execution, strategy);
+  // A recorded run that failed after a refused call was judged `unsupported`; so is its replay.
+  if (trace->outcome && trace->outcome->outcome == search::Outcome::kUnsupported) {
+    result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
+  }
   // All of the program's output is delivered before chess-trace says how the replay went.
   stand_ins.Finish([] { return supervisor::PendingStopSignal() != 0; },
                    result.stopped_by_signal != 0 || result.handed_over);
@@ -281,7 +293,8 @@ CLI::App* AddShowCommand(CLI::App& app, ShowOptions& options) {
       "`chrome` is the trace-event format that Perfetto (ui.perfetto.dev) and chrome://tracing open.");
   show->add_option("trace", options.trace_path, "The trace (from run --trace)")->required()->type_name("TRACE");
   show->add_option("--format", options.format, "text, json or chrome")
-      ->check(CLI::IsMember({"text", "json", "chrome"}))
+      ->type_name("text|json|chrome")
+      ->check(OneOf({"text", "json", "chrome"}))
       ->capture_default_str();
   return show;
 }

@@ -38,7 +38,7 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
       return step;
     }
   }
-  if (step.summary.outcome == Outcome::kError) return step;
+  if (EndsTheSearch(step.summary.outcome)) return step;
   ++result.coverage.schedules;
   ++done_in_bound_;
   // Count only what the bound would have let run.

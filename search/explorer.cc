@@ -52,7 +52,7 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
     if (result.executions + scratch.executions >= options_.max_executions) break;
     if (scratch.executions >= options_.minimize_budget) break;
     EngineStep step = search.Step(backend_, scratch);
-    if (step.summary.outcome == Outcome::kError) break;
+    if (EndsTheSearch(step.summary.outcome)) break;
     if (step.bug && step.bug->summary.outcome == bug.summary.outcome) {
       minimal = std::move(*step.bug);
       minimal->execution += result.executions;
@@ -105,7 +105,7 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
     if (result.executions >= options_.max_executions) return stop(SearchEnd::kMaxExecutions);
 
     EngineStep step = engine->Step(backend_, result);
-    if (step.summary.outcome == Outcome::kError) {
+    if (EndsTheSearch(step.summary.outcome)) {
       result.error = step.summary;
       return stop(SearchEnd::kError);
     }

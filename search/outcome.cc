@@ -6,7 +6,7 @@
 namespace chess::search {
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 12> kNames = {{
+constexpr std::array<std::pair<Outcome, std::string_view>, 13> kNames = {{
     {Outcome::kOk, "ok"},
     {Outcome::kExitStatus, "exit-status"},
     {Outcome::kSignal, "signal"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 12> kNames = {{
     {Outcome::kDivergence, "divergence"},
     {Outcome::kNone, "none"},
     {Outcome::kError, "error"},
+    {Outcome::kUnsupported, "unsupported"},
 }};
 
 }  // namespace
@@ -51,6 +52,8 @@ bool IsBug(Outcome outcome) {
       return false;
   }
 }
+
+bool EndsTheSearch(Outcome outcome) { return outcome == Outcome::kError || outcome == Outcome::kUnsupported; }
 
 bool EndsAtADecision(Outcome outcome) {
   return outcome == Outcome::kLivelock || outcome == Outcome::kGoodSamaritan || outcome == Outcome::kStepLimit ||

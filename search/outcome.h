@@ -20,6 +20,7 @@ enum class Outcome : uint8_t {
   kDivergence,     // a replayed prefix could not be followed
   kNone,           // explore found no bug within its bounds
   kError,          // chess-trace's own failure or bad usage
+  kUnsupported,    // the program failed after chess-trace refused a call it cannot serialize
 };
 
 // The spelling used in reports and in the "outcome" key of --report JSON.
@@ -28,6 +29,10 @@ std::optional<Outcome> ParseOutcome(std::string_view name);
 
 // True for the outcomes `explore` reports as bugs.
 bool IsBug(Outcome outcome);
+
+// True for the outcomes that end a search at once, bug or not: chess-trace could not go on
+// (error), or cannot judge the program (unsupported).
+bool EndsTheSearch(Outcome outcome);
 
 // True for the outcomes that end an execution at a decision the program did not choose: the
 // search's verdicts (livelock, good-samaritan, step-limit) and the clock's (timeout). A replay

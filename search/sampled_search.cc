@@ -34,7 +34,7 @@ EngineStep SampledSearch::Step(ExecutionBackend& backend, ExplorationResult& res
     step.followed = false;
     return step;
   }
-  if (step.summary.outcome == Outcome::kError) return step;
+  if (EndsTheSearch(step.summary.outcome)) return step;
   ++result.coverage.schedules;
   ++result.coverage.sampled;
   longest_ = std::max(longest_, execution->ChoiceSteps());

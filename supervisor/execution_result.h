@@ -11,6 +11,7 @@
 
 #include "search/outcome.h"
 #include "supervisor/backtrace.h"
+#include "supervisor/program_images.h"
 #include "supervisor/standard_descriptors.h"
 
 namespace chess::supervisor {
@@ -54,6 +55,19 @@ struct RepeatedCycle {
   std::vector<std::string> steps;
 };
 
+// A call chess-trace refused because it could not serialize what it does (io_uring_setup,
+// userfaultfd, ptrace): the program got `error` instead. Not an outcome by itself — many
+// programs fall back (io_uring to epoll) — but a failure after one is chess-trace's limit,
+// not the program's bug (`unsupported`).
+struct RefusedCall {
+  std::string call;     // "io_uring_setup"
+  int error = 0;        // what the program got: ENOSYS, EPERM
+  pid_t pid = 0;        // the first process that made it, as the program sees it
+  std::string why;      // "io_uring operations bypass the syscall filter"
+
+  bool operator==(const RefusedCall&) const = default;
+};
+
 struct ExecutionResult {
   search::Outcome outcome = search::Outcome::kError;
   std::optional<int> exit_status;
@@ -70,6 +84,8 @@ struct ExecutionResult {
   int stopped_by_signal = 0;     // SIGINT/SIGTERM/SIGHUP to chess-trace ended the run
   bool forked = false;           // started from a fork server's template, not by execve
   bool handed_over = false;      // stopped where asked (SupervisorOptions::stop_at) and handed over
+  std::vector<RefusedCall> refused;  // each refused call once, in the order first made
+  std::vector<ProgramImage> images;  // what each program exec'd let the search see
   // The stacks SupervisorOptions::backtrace_before asked for, by decision: the thread that ran
   // before each of those decisions, where it stopped.
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;

@@ -29,6 +29,7 @@
 #include "search/result.h"
 #include "search/strategy_tape.h"
 #include "supervisor/backtrace.h"
+#include "supervisor/execution_result.h"
 #include "supervisor/isolation.h"
 #include "supervisor/point_history.h"
 #include "supervisor/registers.h"
@@ -53,6 +54,8 @@ struct PrefixState {
   bool yield_due = false;
   PointHistory history;
   std::set<std::string> notices;
+  std::vector<RefusedCall> refused;
+  ProgramImages images;
   std::set<std::pair<uint64_t, uint64_t>> starting_files;
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
 };

@@ -78,6 +78,9 @@ class HandlerServices {
   virtual const Clock& Time() = 0;
   // A message for the user, printed once per distinct text.
   virtual void Notice(const std::string& text) = 0;
+  // The calling thread's call is refused: it gets `error`, for the reason `why`. Kept in the
+  // execution's result (a failure after it is `unsupported`) and said once as a notice.
+  virtual void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) = 0;
   // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
   // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
   virtual void SignalSent(pid_t pid, bool thread) = 0;

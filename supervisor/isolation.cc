@@ -436,7 +436,9 @@ Result<uint64_t> ParseIsolation(const std::string& list) {
 std::string IsolationName(uint64_t isolation) {
   std::string text;
   for (const Flag& flag : kFlags) {
-    if ((isolation & flag.flag) == flag.flag) text += (text.empty() ? "" : ",") + std::string(flag.name);
+    if ((isolation & flag.flag) != flag.flag) continue;
+    if (!text.empty()) text += ',';
+    text += flag.name;
   }
   return text.empty() ? "none" : text;
 }

@@ -83,6 +83,10 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     const uint64_t space = (flags & CLONE_VM) ? parent.process->address_space : threads_.NewAddressSpace();
     process = &threads_.AddProcess(tid, space);
     process->parent = (flags & CLONE_PARENT) ? parent.process->parent : parent.process->tgid;
+    process->image = parent.process->image;  // the same program until it execs
+    process->focused = parent.process->focused;
+  } else {
+    images_.SecondThread(process->image);
   }
   Thread& child = threads_.AddThread(tid, *process);
   child.state = ThreadState::kReady;
@@ -132,6 +136,11 @@ void Supervisor::OnExec(Thread& thread) {
   // but the process lives on in its new image.
   execer->process->dying = false;
   execer->process->address_space = threads_.NewAddressSpace();
+  images_.Replaced(execer->process->image);
+  execer->process->image = images_.Exec(execer->tid);
+  if (!options_.focus.empty()) {
+    execer->process->focused = images_.Matches(execer->process->image, ProcessComm(execer->tid), options_.focus);
+  }
   execer->clear_child_tid = 0;  // exec releases both registrations (exec_mm_release)
   execer->process->posix_timers.clear();  // exec deletes POSIX timers; alarm and timerfds stay
   execer->robust_list = 0;

@@ -14,16 +14,16 @@ Disposition RefusedEntry(SyscallContext& ctx) {
       // glibc then falls back to getcpu(2), which the supervisor can answer deterministically.
       return Disposition::Complete(-ENOSYS);
     case SYS_io_uring_setup:
-      ctx.services.Notice("refused io_uring_setup: io_uring operations bypass the syscall filter, "
-                          "so chess-trace could not serialize them; the program sees ENOSYS");
+      ctx.services.Refuse(ctx.thread, "io_uring_setup",  ENOSYS,
+                          "io_uring operations bypass the syscall filter, so chess-trace could not serialize them");
       return Disposition::Complete(-ENOSYS);
     case SYS_userfaultfd:
-      ctx.services.Notice("refused userfaultfd: page faults resolved by another thread would "
-                          "block outside the supervisor's view; the program sees ENOSYS");
+      ctx.services.Refuse(ctx.thread, "userfaultfd", ENOSYS,
+                          "page faults resolved by another thread would block outside the supervisor's view");
       return Disposition::Complete(-ENOSYS);
     case SYS_ptrace:
-      ctx.services.Notice("refused ptrace: the program is already traced by chess-trace and a "
-                          "thread cannot have two tracers; the program sees EPERM");
+      ctx.services.Refuse(ctx.thread, "ptrace", EPERM,
+                          "the program is already traced by chess-trace and a thread cannot have two tracers");
       return Disposition::Complete(-EPERM);
     default:
       return Disposition::Complete(-ENOSYS);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "search/focus.h"
 #include "search/replay_strategy.h"
 #include "supervisor/backtrace.h"
 #include "supervisor/invariant.h"
@@ -176,6 +177,15 @@ void Supervisor::ScheduleNext() {
       context.current_stop = last_stop_;
       context.point = last_->point;
     }
+    search::FocusedChoices focused;
+    if (!options_.focus.empty()) {
+      focused = search::NarrowToFocus(context, [this](search::ThreadId id) {
+        const Thread* thread = threads_.Find(id);
+        return thread != nullptr && thread->process->focused;
+      });
+      context.enabled = focused.enabled;
+      context.timed = focused.timed;
+    }
     if (options_.stop_before_decision && points_ == *options_.stop_before_decision) {
       HandOver("before decision " + std::to_string(points_));
       return;
@@ -184,6 +194,7 @@ void Supervisor::ScheduleNext() {
       decision_stacks_[points_] = CaptureBacktrace(last_->tid);
     }
     const search::ThreadId picked = strategy_.PickThread(context);
+    if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) images_.Choice(last_->process->image);
     ++points_;
     AdvanceTime(kDecisionTick);
     if (auto divergence = strategy_.Divergence()) {
@@ -203,7 +214,7 @@ void Supervisor::ScheduleNext() {
     CHESS_CHECK(next != nullptr, "the strategy picked a thread that does not exist");
     history_.Record(next->id.value, next->point, next->regs.Ip());
     if (!Schedulable(*next)) {
-      CHESS_CHECK(std::find(timed.begin(), timed.end(), picked) != timed.end(),
+      CHESS_CHECK(std::find(context.timed.begin(), context.timed.end(), picked) != context.timed.end(),
                   "the strategy picked a thread that cannot run");
       FireEarly(*next);
     }

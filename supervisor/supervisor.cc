@@ -152,6 +152,8 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     close(launched.exec_error_fd);
   }
   result.scheduling_points = points_;
+  result.refused = refused_;
+  result.images = images_.All();
   result.decision_stacks = std::move(decision_stacks_);
   result.threads_created = threads_.ThreadsCreated();
   result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
@@ -507,6 +509,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       ptrace::ResumeToSyscallExit(thread.tid);
       return;
     case Disposition::Kind::kPoint:
+      if (disposition.op == search::OpKind::kSyncOp) images_.SyncOp(thread.process->image);
       thread.op_pending = true;
       thread.state = ThreadState::kReady;
       thread.point = {thread.id, disposition.op, disposition.resource, disposition.is_write,
@@ -654,6 +657,12 @@ size_t Supervisor::ProcessesAllowed() {
 void Supervisor::Notice(const std::string& text) {
   if (!notices_.insert(text).second) return;
   if (options_.notice) options_.notice(text);
+}
+
+void Supervisor::Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) {
+  const bool seen = std::any_of(refused_.begin(), refused_.end(), [&](const RefusedCall& r) { return r.call == call; });
+  if (!seen) refused_.push_back({call, error, thread.process->program_pid, why});
+  Notice("refused " + call + ": " + why + "; the program sees " + std::string(strerrorname_np(error)));
 }
 
 FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {

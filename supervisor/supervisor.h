@@ -59,6 +59,9 @@ struct SupervisorOptions {
   // Reads, writes and polls of pipes and sockets are scheduling points (for a search); a run
   // that only needs to be faithful lets ready I/O through without stopping to decide.
   bool io_points = false;
+  // --focus: the programs whose threads the search explores (by the basename of the exec'd
+  // file or of the executable); the other processes run without preemptions. Empty: all.
+  std::vector<std::string> focus;
   // Virtual time whose CLOCK_REALTIME starts at this epoch (nanoseconds since 1970); nullopt:
   // the program sees the machine's clocks and sleeps take real time.
   std::optional<int64_t> epoch;
@@ -122,6 +125,7 @@ class Supervisor final : private HandlerServices {
   FutexTable& Futexes() override { return futexes_; }
   const Clock& Time() override { return *clock_; }
   void Notice(const std::string& text) override;
+  void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) override;
   const std::vector<uint8_t>& VisibleAffinity() override { return options_.visible_affinity; }
   void Stop(search::Outcome outcome, const std::string& message) override;
   size_t ProcessesAllowed() override;
@@ -332,6 +336,8 @@ class Supervisor final : private HandlerServices {
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   std::set<std::string> notices_;
+  std::vector<RefusedCall> refused_;
+  ProgramImages images_;  // what each program the tree exec'd let the search see
   std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
   std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending

@@ -85,6 +85,8 @@ PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
   prefix.yield_due = yield_due_;
   prefix.history = history_;
   prefix.notices = notices_;
+  prefix.refused = refused_;
+  prefix.images = images_;
   prefix.starting_files = starting_files_;
   prefix.decision_stacks = decision_stacks_;
   return prefix;
@@ -145,6 +147,8 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
   decision_stacks_ = prefix.decision_stacks;
   // What the prefix said, each execution says, as one that ran it would.
   for (const std::string& notice : prefix.notices) Notice(notice);
+  refused_ = prefix.refused;
+  images_ = prefix.images;
   if (auto mismatch = strategy_.Play(prefix.tape)) {
     Finish(search::Outcome::kDivergence, "the execution forked from the template is not the one asked for (" +
                                              *mismatch + ")");

@@ -151,7 +151,9 @@ search::SyscallEvent Base(const Thread& thread) {
   } else if (StatOfDescriptor(thread)) {
     event.target = FdTarget(thread.tid, thread.call.args[0]);
   } else if (const int path = PathArgument(thread.call.nr); path >= 0) {
-    event.target = "\"" + ReadPath(thread.tid, thread.call.args[path]) + "\"";
+    event.target = '"';
+    event.target += ReadPath(thread.tid, thread.call.args[path]);
+    event.target += '"';
   }
   return event;
 }

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <vector>
 
+#include "seccomp/arch.h"
 #include "seccomp/filter.h"
+#include "seccomp/hypercall_abi.h"
 #include "seccomp/syscall_table.h"
 
 namespace chess::supervisor {
@@ -102,9 +104,45 @@ std::string FormatFutex(const TrappedCall& call) {
 
 }  // namespace
 
+namespace {
+
+// The preload shim's announcement, in the words of the call it is about to make: "a semaphore
+// wait (try) on 0x5555…, announced by the preload shim".
+std::string FormatHypercall(const TrappedCall& call) {
+  switch (call.nr - seccomp::kHypercallFirst) {
+    case CHESS_HC_HELLO:
+      return "the preload shim's greeting to chess-trace";
+    case CHESS_HC_THREAD_STATE:
+      return "the preload shim registering the thread's held-lock list at " + Hex(call.args[0]);
+    case CHESS_HC_SYNC_OP:
+      break;
+    default:
+      return "an unknown call of the preload shim";
+  }
+  static const char* const kOperations[] = {
+      "",           "a mutex lock",          "a mutex lock",          "a mutex lock",
+      "a mutex unlock", "an rwlock read lock", "an rwlock write lock", "an rwlock unlock",
+      "a condition-variable wait", "a condition-variable signal", "a condition-variable broadcast",
+      "a barrier wait", "a semaphore wait",  "a semaphore post",      "a spin lock",
+      "a spin unlock", "a once-only call"};
+  const uint64_t op = call.args[0];
+  const uint64_t kind = op & CHESS_OP_KIND_MASK;
+  std::string text = kind > 0 && kind < std::size(kOperations) ? kOperations[kind] : "a sync operation";
+  const bool tried = (op & CHESS_OP_FLAG_TRY) != 0 || kind == CHESS_OP_MUTEX_TRYLOCK;
+  const bool timed = (op & CHESS_OP_FLAG_TIMED) != 0 || kind == CHESS_OP_MUTEX_TIMEDLOCK;
+  if (tried) text += " (try)";
+  if (timed) text += " (with a timeout)";
+  return text + " on " + Hex(call.args[1]) + ", announced by the preload shim";
+}
+
+}  // namespace
+
 std::string FormatCall(const TrappedCall& call, pid_t tid) {
   if (call.nr < 0) return "";
   if (call.nr == SYS_futex) return FormatFutex(call);
+  if (call.nr >= seccomp::kHypercallFirst && call.nr < seccomp::kHypercallFirst + seccomp::kHypercallCount) {
+    return FormatHypercall(call);
+  }
   std::string text = seccomp::SyscallName(call.nr) + "(";
   if (const seccomp::SyscallRow* row = seccomp::FindSyscall(call.nr)) {
     for (int i = 0; i < 6 && row->args[i] != seccomp::ArgKind::kNone; ++i) {

@@ -16,6 +16,7 @@
 #include "search/thread_id.h"
 #include "seccomp/syscall_table.h"
 #include "supervisor/fd_probe.h"
+#include "supervisor/program_images.h"
 #include "supervisor/registers.h"
 
 namespace chess::supervisor {
@@ -74,6 +75,8 @@ struct Process {
   // A job-control change its parent has not collected yet: wait4(WUNTRACED) reports a stop,
   // WCONTINUED a continue.
   enum class JobChange : uint8_t { kNone, kStopped, kContinued } job_change = JobChange::kNone;
+  size_t image = ProgramImages::kNone;  // what it runs: the supervisor's ProgramImages index
+  bool focused = false;                 // it runs a program --focus names
 };
 
 // A descriptor a blocked thread waits on, with the poll(2) events that would let it continue.

@@ -241,7 +241,7 @@ class Decoder {
     if (trace_.outcome) return Damaged("two outcome records");
     trace::Outcome outcome;
     const uint8_t kind = in.U8();
-    if (kind > static_cast<uint8_t>(search::Outcome::kError)) return Damaged("an unknown outcome " + std::to_string(kind));
+    if (kind > static_cast<uint8_t>(search::Outcome::kUnsupported)) return Damaged("an unknown outcome " + std::to_string(kind));
     outcome.outcome = static_cast<search::Outcome>(kind);
     const uint8_t flags = in.U8();
     if (flags > 3) return Damaged("an outcome with unknown flags");

@@ -29,6 +29,7 @@ class FakeServices final : public HandlerServices {
   FutexTable& Futexes() override { return futexes_; }
   const Clock& Time() override { return clock_; }
   void Notice(const std::string&) override {}
+  void Refuse(const Thread&, const std::string&, int, const std::string&) override {}
   const std::vector<uint8_t>& VisibleAffinity() override { return affinity_; }
   void Stop(search::Outcome, const std::string&) override {}
   size_t ProcessesAllowed() override { return 1; }

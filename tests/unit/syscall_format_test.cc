@@ -4,6 +4,9 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
+#include "seccomp/arch.h"
+#include "seccomp/hypercall_abi.h"
+
 namespace chess::supervisor {
 namespace {
 
@@ -24,6 +27,20 @@ TEST(FormatCall, FutexShowsWhatEachOperationMeans) {
   EXPECT_EQ(FormatCall(Futex(0x2000, FUTEX_WAIT_BITSET | FUTEX_CLOCK_REALTIME, 7, 0, 0xffffffff)),
             "futex(0x2000, FUTEX_WAIT_BITSET|FUTEX_CLOCK_REALTIME, 7, NULL, 0xffffffff)");
   EXPECT_EQ(FormatCall(Futex(0x3000, FUTEX_UNLOCK_PI_PRIVATE, 0)), "futex(0x3000, FUTEX_UNLOCK_PI_PRIVATE)");
+}
+
+TEST(FormatCall, TheShimsAnnouncementsReadAsTheCallTheyPrecede) {
+  TrappedCall announcement;
+  announcement.nr = seccomp::kHypercallFirst + CHESS_HC_SYNC_OP;
+  announcement.args[0] = CHESS_OP_SEM_WAIT | CHESS_OP_FLAG_TRY;
+  announcement.args[1] = 0x55555555b7d0;
+  EXPECT_EQ(FormatCall(announcement), "a semaphore wait (try) on 0x55555555b7d0, announced by the preload shim");
+  announcement.args[0] = CHESS_OP_MUTEX_LOCK;
+  EXPECT_EQ(FormatCall(announcement), "a mutex lock on 0x55555555b7d0, announced by the preload shim");
+  announcement.args[0] = CHESS_OP_COND_WAIT | CHESS_OP_FLAG_TIMED;
+  EXPECT_EQ(FormatCall(announcement),
+            "a condition-variable wait (with a timeout) on 0x55555555b7d0, announced by the preload shim");
+  EXPECT_EQ(FormatCall(announcement).find("syscall_"), std::string::npos);
 }
 
 TEST(FormatCall, OtherTrappedAndUntrappedCalls) {

@@ -18,6 +18,13 @@ if(RUSTC)
       add_custom_target(prog_${name} ALL DEPENDS ${CHESS_PROGRAMS_DIR}/${name})
     endforeach()
   endforeach()
+  # A race through atomics alone: no point in its window, a verdict that says so (CMakeLists.txt).
+  add_custom_command(OUTPUT ${CHESS_PROGRAMS_DIR}/rust_unseen_race_buggy
+    COMMAND ${CMAKE_COMMAND} -E env --unset=MAKEFLAGS --unset=MFLAGS
+            ${RUSTC} -O -C debuginfo=1 ${CMAKE_CURRENT_LIST_DIR}/rust_unseen_race_buggy.rs
+            -o ${CHESS_PROGRAMS_DIR}/rust_unseen_race_buggy
+    DEPENDS ${CMAKE_CURRENT_LIST_DIR}/rust_unseen_race_buggy.rs COMMENT "Building the Rust test program rust_unseen_race_buggy")
+  add_custom_target(prog_rust_unseen_race_buggy ALL DEPENDS ${CHESS_PROGRAMS_DIR}/rust_unseen_race_buggy)
 else()
   message(STATUS "rustc not found: the Rust programs of the explore corpus are skipped")
 endif()
