@@ -8,6 +8,7 @@
     replay_kinds.py CHESS_TRACE older-trace PROGRAM [ARGS...]
     replay_kinds.py CHESS_TRACE stop-at-relayed PROGRAM [ARGS...]
     replay_kinds.py CHESS_TRACE interrupted-relay
+    replay_kinds.py CHESS_TRACE kind-not-given
 
 A program asks what its descriptors are (isatty, fstat, the window size) and behaves differently
 on a terminal, a pipe or a file: C stdio buffers by line on a terminal, CPython takes other
@@ -337,6 +338,34 @@ def older_trace(chess_trace, program):
     print("ok: an older trace replays into files, and its divergence on a terminal names the replay's descriptors")
 
 
+def kind_not_given(chess_trace):
+    """A run whose stdin was a character device chess-trace does not give (/dev/kmsg, 1:11)
+    replays with the replay's own stdin; a program that looks (`[ -c /dev/stdin ]`) then takes
+    another path, and the divergence says what stdin was, what it is, and why."""
+    try:
+        device = os.open("/dev/kmsg", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as error:
+        print(f"skipped: /dev/kmsg cannot be read here ({error})")
+        return
+    script = "if [ -c /dev/stdin ]; then echo a device; else /bin/echo something else; fi"
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "device.trace")
+        process = subprocess.run([chess_trace, "run", "--trace", trace, "--", "sh", "-c", script], stdin=device,
+                                 capture_output=True, text=True, timeout=TIMEOUT, start_new_session=True)
+        os.close(device)
+        if process.returncode != 0 or process.stdout != "a device\n":
+            fail(f"the recorded run did not see a device on stdin (exit {process.returncode}):\n{process.stdout}{process.stderr}")
+        replay = subprocess.run([chess_trace, "replay", trace], input="", capture_output=True, text=True,
+                                timeout=TIMEOUT, start_new_session=True)
+        for expected in ("chess-trace: diverged",
+                         "note: stdin was the character device 1:11 when recorded, and is a pipe in this replay",
+                         "stdin: the character device 1:11 is not one chess-trace gives; the program gets this "
+                         "replay's own"):
+            if expected not in replay.stderr:
+                fail(f"the divergence should say {expected!r} (exit {replay.returncode}):\n{replay.stderr}")
+    print("ok: a device chess-trace cannot give is named in the divergence, with the reason")
+
+
 def survivors(pids):
     alive = []
     for pid in pids:
@@ -435,6 +464,7 @@ def main():
         sub.add_parser(name).add_argument("program", nargs=argparse.REMAINDER)
     sub.add_parser("window-size")
     sub.add_parser("interrupted-relay")
+    sub.add_parser("kind-not-given")
     args = parser.parse_args()
     if args.check == "explore":
         explore(args.chess_trace, args.outcome, args.program)
@@ -450,6 +480,8 @@ def main():
         stop_at_relayed(args.chess_trace, args.program)
     elif args.check == "interrupted-relay":
         interrupted_relay(args.chess_trace)
+    elif args.check == "kind-not-given":
+        kind_not_given(args.chess_trace)
 
 
 if __name__ == "__main__":
