@@ -64,8 +64,8 @@ struct OutputRelay::State {
     wake_reader = wake_writer = -1;
   }
 
-  // Reader: everything each source holds now, to the queue. True when some source had data.
-  bool DrainSources();
+  // Reader: everything each source holds now, to the queue.
+  void DrainSources();
   // What was read from `source`, as the program wrote it, to the queue.
   void Take(Source& source, const char* bytes, size_t size);
   void Queue(const Source& source, std::string text);
@@ -136,8 +136,7 @@ void OutputRelay::State::EndSource(Source& source) {
   source.ended = true;
 }
 
-bool OutputRelay::State::DrainSources() {
-  bool any = false;
+void OutputRelay::State::DrainSources() {
   char buffer[1 << 16];
   for (Source& source : sources) {
     if (source.ended) continue;
@@ -146,7 +145,6 @@ bool OutputRelay::State::DrainSources() {
                                     : read(source.from, buffer, sizeof(buffer));
       if (n < 0 && errno == EINTR) continue;
       if (n > 0) {
-        any = true;
         if (source.file) source.offset += n;
         Take(source, buffer, static_cast<size_t>(n));
         continue;
@@ -157,7 +155,6 @@ bool OutputRelay::State::DrainSources() {
       break;
     }
   }
-  return any;
 }
 
 void OutputRelay::State::ReaderLoop() {
