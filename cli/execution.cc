@@ -217,6 +217,26 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   // what the arguments name (a script given to `sh`, a data file) stay. A file right in /tmp
   // (`cc -o /tmp/t`) stays alone, bound in place: /tmp itself cannot stay without the rest.
   const std::string cwd = settings.cwd.empty() ? CurrentDirectory() : settings.cwd;
+  if (options.isolation.private_cwd) {
+    // The program enters its private working directory by this name (a chdir after the
+    // overlay is mounted there), so it must be one.
+    if (cwd.empty() || cwd.front() != '/') {
+      messages.Say("--isolate cwd: the working directory cannot be told");
+      return kExitError;
+    }
+    if (cwd == "/") {
+      messages.Say("--isolate cwd: the working directory is /, and cwd puts an overlay over the working "
+                   "directory, not over the whole file system; run chess-trace from the program's own directory");
+      return kExitError;
+    }
+    if (cwd == "/tmp" && options.isolation.private_tmp) {
+      messages.Say("--isolate tmp,cwd: the working directory is /tmp, which tmp already makes private to each "
+                   "execution (and empty); leave cwd out, or run from a directory under /tmp");
+      return kExitError;
+    }
+    options.isolation.cwd = cwd;
+    spec.cwd = cwd;
+  }
   std::vector<std::string> kept{cwd};
   auto keep_what_names = [&](const std::string& name) {
     std::string absolute = std::filesystem::path(name.empty() || name[0] == '/' ? name : cwd + "/" + name)

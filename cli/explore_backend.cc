@@ -20,6 +20,25 @@ std::vector<std::string> LastLines(const std::string& text, size_t count) {
   return lines;
 }
 
+// Where each thread stopped, for the report of a divergence: its call and the top of its stack
+// (the preload shim's own frames left out: the program's start at the call it made).
+std::vector<search::StoppedThread> StoppedThreads(const supervisor::ExecutionResult& result) {
+  constexpr size_t kFrames = 8;
+  std::vector<search::StoppedThread> threads;
+  for (const supervisor::ThreadReport& report : result.threads) {
+    search::StoppedThread thread;
+    thread.thread = report.thread;
+    thread.call = report.call;
+    size_t first = 0;
+    while (first + 1 < report.frames.size() && report.frames[first].module == "libchess_preload.so") ++first;
+    for (size_t i = first; i < report.frames.size() && i < first + kFrames; ++i) {
+      thread.stack.push_back(supervisor::FormatFrame(report.frames[i]));
+    }
+    threads.push_back(std::move(thread));
+  }
+  return threads;
+}
+
 }  // namespace
 
 std::string OutputTail(const supervisor::CapturedOutput& output, size_t lines) {
@@ -64,7 +83,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   // Its decisions are kept, so that one a Ctrl-C cuts short can still be saved as a trace.
   search::RecordingStrategy recorder(strategy);
-  supervisor::ExecutionResult result = cli::Execute(execution_, recorder);
+  supervisor::ExecutionResult result = cli::Execute(execution_, recorder, &isolated_);
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
   visibility_.Add(result.images);
@@ -72,6 +91,8 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   summary.message = result.message;
   summary.outcome = Judge(result, &summary.message);
   refusals_.Learn(result, summary.outcome);
+  summary.names = std::move(result.names);
+  if (summary.outcome == search::Outcome::kDivergence) summary.threads = StoppedThreads(result);
   if (result.exec_errno) {
     summary.outcome = search::Outcome::kError;
     summary.message = "cannot execute " + execution_.spec.path + ": " + std::strerror(*result.exec_errno);

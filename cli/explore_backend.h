@@ -46,6 +46,8 @@ class SupervisorBackend final : public search::ExecutionBackend {
   const VisibilityTally& Visibility() const { return visibility_; }
   // How many executions were forked from a fork server's template.
   uint64_t Forked() const { return forked_; }
+  // The --isolate word the last execution really had (CLONE_NEW* flags, kPrivateTmp…).
+  uint64_t Isolated() const { return isolated_; }
   // Why executions cannot be run at all (the capture failed), if so.
   const std::string& SetupError() const { return setup_error_; }
   // Gives chess-trace its stdout and stderr back (the search is over).
@@ -60,6 +62,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
   VisibilityTally visibility_;
   uint64_t executions_ = 0;
   uint64_t forked_ = 0;
+  uint64_t isolated_ = 0;
   std::map<std::string, uint64_t> signatures_;
   std::map<uint64_t, BugRun> bug_runs_;
   std::optional<std::pair<uint64_t, BugRun>> latest_bug_run_;

@@ -67,6 +67,9 @@ class Search {
   PreparedExecution& execution_;
   Messages& messages_;
   SupervisorBackend backend_;
+  // The working directory as the search found it: what changed there explains divergences the
+  // names the executions watch do not.
+  DirectoryListing cwd_at_start_ = DirectoryListing::Take(settings_.cwd);
   std::vector<ReportedBug> bugs_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   double last_progress_ = -1;
@@ -230,6 +233,11 @@ int Search::Run() {
   summary.time_limited = time_limited_;
   summary.max_executions = options_.max_executions;
   summary.max_steps = options_.max_steps;
+  summary.divergence.cwd = settings_.cwd;
+  summary.divergence.isolation = backend_.Isolated();
+  if (result.coverage.pruned > 0) {
+    summary.divergence.cwd_changes = cwd_at_start_.ChangesTo(DirectoryListing::Take(settings_.cwd));
+  }
   if (result.end == search::SearchEnd::kError && !summary.interrupted) {
     summary.error = result.error ? result.error->message : "an execution failed";
     summary.unsupported = result.error && result.error->outcome == search::Outcome::kUnsupported;
@@ -381,6 +389,9 @@ int ExploreCommand(const ExploreOptions& options) {
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
   execution.options.slice_yields = false;
   execution.options.focus = options.focus;
+  // What each execution finds at the names it creates, removes or renames: where a later one
+  // that cannot follow it found otherwise is the likely cause.
+  execution.options.watch_names = true;
   if (options.fork_server) {
     execution.fork_server = std::make_unique<supervisor::ForkServer>();
     execution.options.fork_server = execution.fork_server.get();

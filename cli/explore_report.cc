@@ -40,6 +40,7 @@ std::string StopWord(const SearchSummary& s) {
   switch (s.result->end) {
     case search::SearchEnd::kBoundExplored: return "bound-explored";
     case search::SearchEnd::kExhausted: return "exhausted";
+    case search::SearchEnd::kPruned: return "pruned";
     case search::SearchEnd::kBug: return "bug";
     case search::SearchEnd::kMaxExecutions: return "max-executions";
     case search::SearchEnd::kStopped: return s.time_limited ? "time-limit" : "interrupted";
@@ -93,6 +94,14 @@ std::string CoverageSentence(const SearchSummary& s) {
            (c.strategy == "pct" ? " (depth " + std::to_string(s.pct_depth) + ")" : "") + " from seed " +
            std::to_string(s.seed) + (why.empty() ? "" : " (" + why + ")") +
            "; a random search covers no set of schedules for certain (--strategy pb does)";
+  } else if (r.end == search::SearchEnd::kPruned) {
+    // Every schedule it could follow ran, but a pruned branch leaves what it leads to unsearched.
+    text = "the bound is not covered: " + Plural(c.pruned, "branch was", "branches were") +
+           " pruned after diverging twice, and the schedules that go on from " + (c.pruned == 1 ? "it" : "them") +
+           " were not searched; " + Plural(bounded, "schedule", "schedules") + " explored, " +
+           (c.bound_completed ? "all those with " + AtMost(*c.bound_completed) + ", and part of those with "
+                              : std::string("part of those with ")) +
+           AtMost(s.preemption_bound);
   } else if (c.complete) {
     const uint32_t needed = c.bound_completed.value_or(0);
     const bool exhausted = r.end == search::SearchEnd::kExhausted;
@@ -130,7 +139,10 @@ std::string CoverageSentence(const SearchSummary& s) {
             " skipped by state caching (they go on from a state already searched; sound when the program's "
             "threads share memory only under its locks)";
   }
-  if (c.pruned > 0) text += "; " + Plural(c.pruned, "branch", "branches") + " pruned after diverging twice";
+  if (c.pruned > 0 && r.end != search::SearchEnd::kPruned) {
+    text += "; " + Plural(c.pruned, "branch", "branches") + " pruned after diverging twice (what " +
+            (c.pruned == 1 ? "it leads" : "they lead") + " to was not searched)";
+  }
   if (r.step_limited > 0) {
     text += "; " + Plural(r.step_limited, "execution", "executions") + " cut at --max-steps " +
             std::to_string(s.max_steps) + " (not livelocks: counted, not bugs)";
@@ -208,11 +220,11 @@ std::string ExploreTextReport(const SearchSummary& s) {
   if (!s.error.empty()) out << "chess-trace: " << (s.unsupported ? "unsupported: " : "error: ") << s.error << "\n";
   if (s.bugs.empty() && s.error.empty()) {
     const bool blind = !s.visibility.blind_spots.empty();
-    out << "chess-trace: "
-        << (s.interrupted ? "interrupted by " + SignalName(s.stop_signal) + ", no bug so far: "
-            : blind       ? "no bug found, but the search could not see everything: "
-                          : "no bug: ")
-        << CoverageSentence(s) << "\n";
+    const std::string verdict = s.interrupted ? "interrupted by " + SignalName(s.stop_signal) + ", no bug so far: "
+                                : r.end == search::SearchEnd::kPruned ? "no bug found, but "
+                                : blind ? "no bug found, but the search could not see everything: "
+                                        : "no bug: ";
+    out << "chess-trace: " << verdict << CoverageSentence(s) << "\n";
     for (const std::string& spot : s.visibility.blind_spots) out << "  warning: " << spot << "\n";
     out << "  scheduling points: " << DescribeLayers(s.visibility) << "\n";
     for (const std::string& hint : s.visibility.hints) out << "  hint: " << hint << "\n";
@@ -221,6 +233,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
+  out << PrunedBranchesText(r, s.divergence);
   if (!s.interrupted_trace.empty()) {
     out << "  the execution in progress (" << s.interrupted_execution << "), up to where it was stopped: "
         << s.interrupted_trace << "\n";
@@ -319,6 +332,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("interrupted_trace").String(s.interrupted_trace);
   json.Key("step_limited").Int(static_cast<int64_t>(r.step_limited));
   json.Key("divergences").Int(static_cast<int64_t>(r.divergences));
+  WritePrunedBranches(json, r, s.divergence);
   json.Key("minimizing").Int(static_cast<int64_t>(r.minimizing));
   json.Key("found_by");
   if (first != nullptr) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/divergence_report.h"
 #include "cli/explore_backend.h"
 #include "cli/visibility.h"
 #include "search/explorer.h"
@@ -46,6 +47,9 @@ struct SearchSummary {
   // The layers of points the search used, and the programs whose sync operations it could not
   // see: a "no bug" then says what it is not a proof of.
   SearchVisibility visibility;
+  // What the words about pruned branches need: the working directory, the isolation, what
+  // changed in the directory while the search ran.
+  DivergenceContext divergence;
 };
 
 // "BUG: deadlock in execution 7 with 1 preemption" and the rest, or "no bug: …".

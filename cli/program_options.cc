@@ -83,7 +83,10 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                      "same every run: a comma-separated list of pid, uts, ipc, mnt, or none. `tmp` "
                      "adds a fresh, empty /tmp of the tree's own (a tmpfs, gone after the run). `net` "
                      "adds a private network namespace with only loopback, up: ports never collide "
-                     "with the machine's or another run's. "
+                     "with the machine's or another run's. `cwd` makes the working directory private "
+                     "to each execution: the program sees it as it was, and what it writes there goes "
+                     "to an overlay of its own (a tmpfs layer, gone after the execution), never to the "
+                     "real directory — for a program that creates files where it runs. "
                      "Default: " + defaults.isolate + ", " + defaults.isolate_text +
                      "; given explicitly, a refusal is an error")
       ->type_name("LIST");

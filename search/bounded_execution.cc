@@ -10,8 +10,8 @@ namespace chess::search {
 BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache)
     : fair_(limits), cache_(cache) {
   if (branch.path) {
-    std::vector<RecordedDecision> prefix(branch.path->begin(),
-                                         branch.path->begin() + static_cast<ptrdiff_t>(branch.decision + 1));
+    const std::vector<RecordedDecision>& path = branch.path->decisions;
+    std::vector<RecordedDecision> prefix(path.begin(), path.begin() + static_cast<ptrdiff_t>(branch.decision + 1));
     prefix.back().picked = branch.choice;
     replay_.emplace(std::move(prefix));
   }
@@ -57,10 +57,17 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
 
   ThreadId picked;
   if (Replaying()) {
+    const size_t replayed = replay_->Followed();
     picked = replay_->PickThread(context);
-    if (!replay_->Divergence() && !Contains(schedulable, picked) && !Contains(context.timed, picked)) {
-      divergence_ = "decision " + std::to_string(decision) + ": the replayed choice, thread " +
-                    std::to_string(picked.value) + ", is not schedulable under fairness here";
+    if (!replay_->Divergence() && !divergence_ && !Contains(schedulable, picked) && !Contains(context.timed, picked)) {
+      DivergencePoint point;
+      point.decision = decision;
+      point.expected = replay_->Recorded(replayed);
+      point.found_thread = context.current;
+      if (context.current) point.found_point = context.point;
+      point.message = "decision " + std::to_string(decision) + ": the replayed choice, thread " +
+                      std::to_string(picked.value) + ", is not schedulable under fairness here";
+      divergence_ = std::move(point);
     }
   } else if (IsForcedYield(context)) {
     picked = NextAfterForcedYield(*context.current, schedulable);
@@ -81,6 +88,11 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
 
 std::optional<std::string> BoundedExecution::Divergence() const {
   if (replay_ && replay_->Divergence()) return replay_->Divergence();
+  return divergence_ ? std::optional<std::string>(divergence_->message) : std::nullopt;
+}
+
+std::optional<DivergencePoint> BoundedExecution::Diverged() const {
+  if (replay_ && replay_->Diverged()) return replay_->Diverged();
   return divergence_;
 }
 

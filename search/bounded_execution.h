@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "search/determinism_check.h"
 #include "search/fair_decisions.h"
 #include "search/replay_strategy.h"
 #include "search/state_cache.h"
@@ -16,10 +17,19 @@
 
 namespace chess::search {
 
+// An execution the search branches from: which one it was, its decisions, and what it found at
+// the shared names it looked up (ExecutionSummary::names) — what an execution that cannot
+// follow its decisions is compared with.
+struct ExecutionPath {
+  uint64_t execution = 0;
+  std::vector<RecordedDecision> decisions;
+  std::vector<SyscallEvent> names;
+};
+
 // Where an execution starts: the decisions of an earlier execution up to `decision`, where
 // `choice` runs instead. No path: the very first execution.
 struct Branch {
-  std::shared_ptr<const std::vector<RecordedDecision>> path;
+  std::shared_ptr<const ExecutionPath> path;
   size_t decision = 0;
   ThreadId choice;
   uint32_t preemptions = 0;  // the execution's preemptions up to and including this choice
@@ -39,6 +49,8 @@ class BoundedExecution final : public Strategy {
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
   [[nodiscard]] std::optional<std::string> Divergence() const override;
+  // Where the execution stopped fitting its prefix, when it did.
+  std::optional<DivergencePoint> Diverged() const;
   [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return fair_.Verdict(); }
   [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override;
@@ -68,7 +80,7 @@ class BoundedExecution final : public Strategy {
   std::optional<ReplayStrategy> replay_;
   FairDecisions fair_;
   std::vector<Alternative> alternatives_;
-  std::optional<std::string> divergence_;
+  std::optional<DivergencePoint> divergence_;  // the replayed choice is not schedulable under fairness
   StateCache* cache_ = nullptr;
   HappensBeforeHash happens_before_;
   std::vector<SchedulingPoint> stopped_at_;  // per thread: the operation it will carry out next

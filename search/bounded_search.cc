@@ -33,6 +33,9 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
     if (step.summary.outcome == Outcome::kDivergence) {
       ++result.divergences;
       ++result.coverage.pruned;
+      if (result.pruned_branches.size() < kDescribedPrunedBranches) {
+        result.pruned_branches.push_back(Describe(branch, *execution, step.summary, result.executions));
+      }
       step.followed = false;
       if (current_.empty()) EndRound(result);
       return step;
@@ -57,7 +60,8 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   // Its alternatives: every one is a distinct schedule, as it differs from this one at its
   // decision and agrees with it before. Work that could never run within --max-executions is
   // not kept.
-  auto path = std::make_shared<const std::vector<RecordedDecision>>(execution->TakeDecisions());
+  auto path = std::make_shared<const ExecutionPath>(
+      ExecutionPath{result.executions, execution->TakeDecisions(), std::move(step.summary.names)});
   const uint64_t room = max_executions_ - std::min(max_executions_, result.executions);
   for (const Alternative& alternative : execution->Alternatives()) {
     Branch child{path, alternative.decision, alternative.choice, bound_ + (alternative.preempting ? 1 : 0)};
@@ -86,10 +90,13 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
     end_ = SearchEnd::kMaxExecutions;
     return;
   }
-  result.coverage.bound_completed = bound_;
+  // A pruned branch leaves what it leads to unsearched — schedules of its round and of every
+  // round after: from then on no bound is covered.
+  const bool pruned = result.coverage.pruned > 0;
+  if (!pruned) result.coverage.bound_completed = bound_;
   if (next_.empty()) {
-    result.coverage.complete = true;
-    end_ = beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
+    result.coverage.complete = !pruned;
+    end_ = pruned ? SearchEnd::kPruned : beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
     return;
   }
   // The next round takes its work in the order it was found.
@@ -100,6 +107,25 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
   ++bound_;
   done_in_bound_ = 0;
   result.bound = bound_;
+}
+
+PrunedBranch BoundedSearch::Describe(const Branch& branch, const BoundedExecution& execution,
+                                     const ExecutionSummary& summary, uint64_t number) {
+  PrunedBranch pruned;
+  pruned.execution = number;
+  if (auto where = execution.Diverged()) {
+    pruned.where = std::move(*where);
+  } else {
+    pruned.where.message = summary.message;  // the backend's own (a fork that was not the execution asked for)
+  }
+  for (const StoppedThread& thread : summary.threads) {
+    if (pruned.where.found_thread && thread.thread == pruned.where.found_thread->value) pruned.stopped = thread;
+  }
+  if (branch.path) {
+    pruned.replayed = branch.path->execution;
+    pruned.cause = CompareExecutions(branch.path->names, summary.names);
+  }
+  return pruned;
 }
 
 void BoundedSearch::Progress(ExplorerProgress& progress) const {

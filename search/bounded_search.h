@@ -29,6 +29,10 @@ class BoundedSearch final : public SearchEngine {
  private:
   // After the round's last execution: the next round, or the end.
   void EndRound(ExplorationResult& result);
+  // A branch given up: where `execution` (number `number`) parted from the path it replayed,
+  // and the likely cause, from what each found at shared names.
+  static PrunedBranch Describe(const Branch& branch, const BoundedExecution& execution,
+                               const ExecutionSummary& summary, uint64_t number);
 
   uint32_t bound_limit_;
   uint64_t max_executions_;

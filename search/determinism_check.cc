@@ -85,6 +85,19 @@ std::optional<Difference> DeterminismCheck::EndedEarly() const {
   return difference;
 }
 
+std::optional<Difference> CompareExecutions(const std::vector<SyscallEvent>& reference,
+                                            const std::vector<SyscallEvent>& later) {
+  DeterminismCheck check;
+  check.BeginExecution();
+  for (const SyscallEvent& event : reference) check.Observe(event, {});
+  check.BeginExecution();
+  for (const SyscallEvent& event : later) {
+    if (!check.Observe(event, {})) break;
+  }
+  if (check.BehaviourDifference()) return check.LikelyCause() ? check.LikelyCause() : check.BehaviourDifference();
+  return check.LastValueDifference();
+}
+
 std::string DescribeEvent(const SyscallEvent& event) {
   std::string text = "thread " + std::to_string(event.thread.value) + "'s syscall " + std::to_string(event.index) +
                      ", " + NameSyscall(event.syscall);

@@ -97,6 +97,13 @@ class DeterminismCheck final : public SyscallObserver {
   std::optional<Difference> behaviour_difference_;
 };
 
+// Two executions' events compared as the check compares them, `reference` first: the likely
+// cause of their parting (the last result that differed before the first behaviour that did,
+// or the last result that differed at all), or the first behaviour that differed when no result
+// did before it; none when they agree as far as `later` goes.
+std::optional<Difference> CompareExecutions(const std::vector<SyscallEvent>& reference,
+                                            const std::vector<SyscallEvent>& later);
+
 // One line for a person: "read(…) returned 312 bytes: \"1 (prog) S 0 1 …\"".
 std::string DescribeEvent(const SyscallEvent& event);
 

@@ -17,11 +17,19 @@
 #include <vector>
 
 #include "search/bounded_execution.h"
+#include "search/determinism_check.h"
 #include "search/liveness_monitor.h"
 #include "search/outcome.h"
 #include "search/strategy.h"
 
 namespace chess::search {
+
+// A thread of an execution that ended, where it stopped, in the backend's words.
+struct StoppedThread {
+  uint32_t thread = 0;
+  std::string call;                // "openat(AT_FDCWD, \"out.txt\", O_WRONLY|O_CREAT, 0644)"
+  std::vector<std::string> stack;  // innermost frame first
+};
 
 // How one execution ended, as far as the search cares.
 struct ExecutionSummary {
@@ -30,6 +38,14 @@ struct ExecutionSummary {
   // What makes two bugs the same one (--keep-going): the outcome and where it happened, e.g. the
   // failing thread's stack; empty: the outcome alone.
   std::string signature;
+  // What the execution found at the names it shares with other executions — a file, directory
+  // or socket path a call creates, removes or renames — in order: each call at its entry
+  // (which call, which name), then what was there just before it ran (an `exit` event: result
+  // 0 and what it was, or the lookup's -errno). Two executions of one schedule that found
+  // different things there are why one could not follow the other. Empty when not watched.
+  std::vector<SyscallEvent> names;
+  // For a divergence: every thread where it stopped.
+  std::vector<StoppedThread> threads;
 };
 
 // Runs the program once from the same starting world each time, every scheduling decision taken
@@ -81,6 +97,8 @@ struct FoundBug {
 enum class SearchEnd : uint8_t {
   kBoundExplored,  // every schedule within the preemption bound ran
   kExhausted,      // every schedule there is ran (none needs more preemptions)
+  kPruned,         // every schedule it could follow ran, but branches that diverged were given
+                   // up: what they lead to was not searched, so the bound is not covered
   kBug,            // stopped at the first bug (without --keep-going)
   kMaxExecutions,  // --max-executions
   kStopped,        // the caller asked (time limit, Ctrl-C)
@@ -91,17 +109,33 @@ struct Coverage {
   std::string strategy = "pb";
   std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran (pb)
   uint64_t schedules = 0;  // executions that followed their schedule to the end (bugs included)
-  uint64_t pruned = 0;     // branches given up after diverging twice
+  uint64_t pruned = 0;     // branches given up after diverging twice (then never complete)
   uint64_t cache_pruned = 0;  // schedules not run: they start from a state searched before
   uint64_t sampled = 0;    // schedules drawn by random and pct
   bool complete = false;   // every schedule within the bound (or all there are) ran
 };
+
+// A branch the search gave up (Coverage::pruned): where its execution parted from the one whose
+// decisions it replayed, and what likely made it.
+struct PrunedBranch {
+  uint64_t execution = 0;  // the second execution that could not follow the branch's prefix
+  uint64_t replayed = 0;   // the execution whose decisions it replayed (0: unknown)
+  DivergencePoint where;
+  std::optional<StoppedThread> stopped;  // the thread that stopped there, as the backend saw it
+  // Where the two executions found different things at a shared name before they parted, the
+  // last such place (the likely cause): `expected` is the replayed execution's, `found` this
+  // one's. None: nothing watched differed.
+  std::optional<Difference> cause;
+};
+// How many pruned branches are described; the rest are counted.
+inline constexpr size_t kDescribedPrunedBranches = 5;
 
 struct ExplorationResult {
   std::vector<FoundBug> bugs;
   uint64_t executions = 0;    // every execution run, retries of divergences included
   uint64_t step_limited = 0;  // executions that passed --max-steps without a livelock
   uint64_t divergences = 0;   // executions that could not follow their prefix
+  std::vector<PrunedBranch> pruned_branches;  // the first kDescribedPrunedBranches
   uint64_t minimizing = 0;    // executions spent minimizing randomized strategies' bugs
   uint32_t bound = 0;         // the round the search was in when it ended
   Coverage coverage;

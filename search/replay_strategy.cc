@@ -49,8 +49,15 @@ std::string NameSyscall(int64_t syscall) {
   return g_namer != nullptr ? g_namer(syscall) : "syscall " + std::to_string(syscall);
 }
 
-void ReplayStrategy::Diverge(std::string why) {
-  if (!divergence_) divergence_ = "decision " + std::to_string(next_) + ": " + std::move(why);
+void ReplayStrategy::Diverge(std::string why, const SchedulingContext& context) {
+  if (divergence_) return;
+  DivergencePoint point;
+  point.decision = next_;
+  if (next_ < decisions_.size()) point.expected = decisions_[next_];
+  point.found_thread = context.current;
+  if (context.current) point.found_point = context.point;
+  point.message = "decision " + std::to_string(next_) + ": " + std::move(why);
+  divergence_ = std::move(point);
 }
 
 bool ReplayStrategy::MayInterrupt(ThreadId thread, uint64_t points) const {
@@ -80,13 +87,15 @@ ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {
   if (divergence_) return fallback;
   if (next_ >= decisions_.size()) {
     Diverge("the recording ends here, but the program goes on" +
-            (context.current ? " (" + Thread(*context.current) + " stopped " + DescribePoint(context.point) + ")" : std::string()));
+            (context.current ? " (" + Thread(*context.current) + " stopped " + DescribePoint(context.point) + ")" : std::string()),
+            context);
     return fallback;
   }
   const RecordedDecision& expected = decisions_[next_];
   if (context.current != expected.current) {
     Diverge("the recording had " + (expected.current ? Thread(*expected.current) : std::string("no thread")) +
-            " stopping here, the replay has " + (context.current ? Thread(*context.current) : std::string("none")));
+            " stopping here, the replay has " + (context.current ? Thread(*context.current) : std::string("none")),
+            context);
     return fallback;
   }
   if (context.current) {
@@ -97,14 +106,16 @@ ThreadId ReplayStrategy::PickThread(const SchedulingContext& context) {
     if (!same_kind || seen.syscall != expected.point.syscall || seen.index != expected.point.index) {
       Diverge("the recording had " + Thread(*expected.current) + " stopped " + DescribePoint(expected.point) + " (its point " +
               std::to_string(expected.point.index) + "), the replay has it stopped " + DescribePoint(seen) + " (its point " +
-              std::to_string(seen.index) + ")");
+              std::to_string(seen.index) + ")",
+              context);
       return fallback;
     }
   }
   if (!std::binary_search(context.enabled.begin(), context.enabled.end(), expected.picked) &&
       std::find(context.timed.begin(), context.timed.end(), expected.picked) == context.timed.end()) {
     Diverge("the recording ran " + Thread(expected.picked) + " next, but it cannot run now (can run: " +
-            Enabled(context.enabled) + ")");
+            Enabled(context.enabled) + ")",
+            context);
     return fallback;
   }
   ++next_;

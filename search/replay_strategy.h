@@ -24,12 +24,25 @@ struct RecordedDecision {
 // The decision a strategy made in `context`, as it is recorded.
 RecordedDecision Decided(const SchedulingContext& context, ThreadId picked);
 
+// Where an execution stopped fitting the schedule it replayed: the decision, what the recording
+// had there, and what the replay found instead.
+struct DivergencePoint {
+  size_t decision = 0;
+  std::optional<RecordedDecision> expected;  // none: the recording had ended there
+  std::optional<ThreadId> found_thread;      // the thread that stopped there in the replay
+  SchedulingPoint found_point;               // …and where (meaningful with found_thread)
+  std::string message;                       // all of it in words, as Divergence() says it
+};
+
 class ReplayStrategy final : public Strategy {
  public:
   explicit ReplayStrategy(std::vector<RecordedDecision> decisions) : decisions_(std::move(decisions)) {}
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
-  [[nodiscard]] std::optional<std::string> Divergence() const override { return divergence_; }
+  [[nodiscard]] std::optional<std::string> Divergence() const override {
+    return divergence_ ? std::optional<std::string>(divergence_->message) : std::nullopt;
+  }
+  const std::optional<DivergencePoint>& Diverged() const { return divergence_; }
   // An execution that a strategy ended (a livelock, a spinning thread, the step limit) or the
   // clock ended (a timeout) ends the same way once its last decision is followed.
   void EndWith(StrategyVerdict verdict) { end_ = std::move(verdict); }
@@ -46,13 +59,14 @@ class ReplayStrategy final : public Strategy {
   // Decisions followed so far.
   size_t Followed() const { return next_; }
   size_t Recorded() const { return decisions_.size(); }
+  const RecordedDecision& Recorded(size_t decision) const { return decisions_[decision]; }
 
  private:
-  void Diverge(std::string why);
+  void Diverge(std::string why, const SchedulingContext& context);
 
   std::vector<RecordedDecision> decisions_;
   size_t next_ = 0;
-  std::optional<std::string> divergence_;
+  std::optional<DivergencePoint> divergence_;
   std::optional<StrategyVerdict> end_;
 };
 

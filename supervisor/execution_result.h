@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "search/determinism_check.h"
 #include "search/outcome.h"
 #include "supervisor/backtrace.h"
 #include "supervisor/program_images.h"
@@ -91,6 +92,9 @@ struct ExecutionResult {
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
   // What the program's descriptors 0-2 were when it started (cli::Execute looks), for a trace.
   std::optional<StandardDescriptors> standard_descriptors;
+  // What the calls that create, remove or rename shared names found there, in order
+  // (SupervisorOptions::watch_names; syscall_digest.h's NameEvents).
+  std::vector<search::SyscallEvent> names;
 };
 
 }  // namespace chess::supervisor

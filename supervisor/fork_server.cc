@@ -19,6 +19,7 @@
 
 #include "supervisor/clock.h"
 #include "supervisor/ptrace.h"
+#include "supervisor/remote_memory.h"
 
 namespace chess::supervisor {
 namespace {
@@ -75,6 +76,36 @@ std::optional<Cloned> InjectClone(pid_t tid, const Registers& at, uint64_t flags
     cloned.result = after.Return();
     return cloned;
   }
+}
+
+// Makes `tid`, stopped, chdir to `path`: the string is written below its stack's red zone (and
+// what was there put back after), and the call made from its `syscall` instruction at
+// `rewound`. The call is not one the filter traps: it stops at its entry and its exit only.
+Result<void> EnterDirectory(pid_t tid, const Registers& rewound, const std::string& path) {
+  constexpr uint64_t kRedZone = 128;
+  const RemoteMemory memory(tid);
+  const uint64_t address = (rewound.Sp() - kRedZone - path.size() - 1) & ~uint64_t{15};
+  std::string saved(path.size() + 1, '\0');
+  if (!memory.Read(address, saved.data(), saved.size()) || !memory.Write(address, path.c_str(), path.size() + 1)) {
+    return Error{"the forked process's stack could not hold its working directory's name"};
+  }
+  Registers call = rewound;
+  call.raw().rax = SYS_chdir;
+  call.SetArg(0, address);
+  bool done = ptrace::SetRegisters(tid, call) && ptrace::ResumeToSyscallExit(tid);
+  auto event = done ? NextStop(tid) : std::nullopt;  // the call's entry
+  done = event && event->kind == ptrace::StopKind::kSyscallTrap && ptrace::ResumeToSyscallExit(tid);
+  event = done ? NextStop(tid) : std::nullopt;  // …and its exit
+  Registers after;
+  done = event && event->kind == ptrace::StopKind::kSyscallTrap && ptrace::GetRegisters(tid, after);
+  if (!done || !memory.Write(address, saved.data(), saved.size())) {
+    return Error{"the forked process did not enter its working directory"};
+  }
+  if (after.Return() != 0) {
+    return Error{"the forked process could not enter its working directory " + path + ": " +
+                 std::strerror(static_cast<int>(-after.Return()))};
+  }
+  return {};
 }
 
 // Puts `tid`, stopped after an injected call, back at its seccomp stop `at`.
@@ -157,8 +188,8 @@ bool ForkServer::Ready(const IsolatedInit& init) const {
 Result<void> ForkServer::Make(pid_t root, const Registers& at, const Thread& thread, int fresh, IsolatedInit& init,
                               PrefixState prefix) {
   tried_ = true;
-  if (!init.BeginTemplate()) {
-    unused_ = "the program changed /tmp before its first thread was created";
+  if (auto begun = init.BeginTemplate(); !begun) {
+    unused_ = begun.error();
     return Error{unused_};
   }
   Registers rewound = at;
@@ -199,6 +230,7 @@ Result<void> ForkServer::Make(pid_t root, const Registers& at, const Thread& thr
   rewound_ = rewound;
   robust_list_ = thread.robust_list;
   fresh_ = fresh;
+  enter_ = init.CwdToEnter();
   if (auto held = HoldStandardDescriptors(); !held) return give_up(held.error());
   prefix_ = std::move(prefix);
   return {};
@@ -320,6 +352,14 @@ Result<ForkServer::Forked> ForkServer::Fork() {
     if (!done) {
       KillAndReap(child);
       return fail("set_robust_list in the forked process");
+    }
+  }
+  // The template's working directory is the private one of the execution it was made in (an
+  // overlay mounted then); this execution's is the one mounted there since.
+  if (!enter_.empty()) {
+    if (auto entered = EnterDirectory(child, rewound_, enter_); !entered) {
+      KillAndReap(child);
+      return fail(entered.error());
     }
   }
   if (!ptrace::SetRegisters(child, rewound_)) {

@@ -12,7 +12,8 @@
 // What a fork would not give the new process is given to it: its own tid where glibc keeps it
 // (CLONE_CHILD_SETTID), its robust-futex list (set_robust_list, injected), fresh SysV IPC and UTS
 // namespaces (CLONE_NEWIPC | CLONE_NEWUTS), and standard descriptors as the template had them
-// (the input's offset, the prefix's captured output). The template lives in the search's
+// (the input's offset, the prefix's captured output), and with --isolate …,cwd the working
+// directory mounted for it (a chdir, injected). The template lives in the search's
 // namespaces (a pid namespace with its own /proc): its pid is out of the way, every execution's
 // program is pid 2 as an exec'd one is, and emptying the namespace spares it.
 #pragma once
@@ -123,6 +124,7 @@ class ForkServer {
   uint64_t child_tid_ = 0;  // where glibc keeps the tid (set_tid_address), or 0
   uint64_t robust_list_ = 0;
   int fresh_ = 0;
+  std::string enter_;  // the private working directory each forked execution enters, or empty
   Standard standard_[3];
   PrefixState prefix_;
 };

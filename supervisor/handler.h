@@ -107,6 +107,10 @@ class HandlerServices {
   // pipe to whoever started chess-trace, the captured output — have their other end outside,
   // and whether they are pipes differs between a search and a replay.
   virtual bool IoPointOn(const FdCopy& file) = 0;
+  // The thread's call is about to create, remove or rename a name other processes see (a file,
+  // a directory, a socket path): what is there now is noted when a search watches names
+  // (SupervisorOptions::watch_names), to explain why a later execution could not follow this one.
+  virtual void NoteSharedNames(const Thread& thread) = 0;
   // Ends the execution now with `outcome` (a limit the user set was exceeded).
   virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
   // How many more processes the tree may create, and the limit (--max-processes).

@@ -7,6 +7,7 @@
 
 #include "supervisor/fd_owners.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/syscall_digest.h"
 
 namespace chess::supervisor {
 namespace {
@@ -15,6 +16,11 @@ namespace {
 constexpr MonoNanos kOutsideRecheck = 1'000'000'000;
 
 }  // namespace
+
+void Supervisor::NoteSharedNames(const Thread& thread) {
+  if (!options_.watch_names) return;
+  for (search::SyscallEvent& event : NameEvents(thread)) names_.push_back(std::move(event));
+}
 
 bool Supervisor::AnyWaiterReady() {
   FindReadyWaiters();

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "supervisor/cwd_overlay.h"
 #include "supervisor/private_tmp.h"
 
 namespace chess::supervisor {
@@ -44,6 +45,8 @@ constexpr char kMapsWritten = 'M';
 constexpr char kKill = 'K';   // kill every process but the init, and say when none is left
 constexpr char kEmpty = 'E';  // …none is
 constexpr char kBusy = 'B';   // …some would not go
+constexpr char kCwdChanged = 'W';  // a template's answer: the private working directory is not as mounted
+constexpr char kNotReady = 'N';    // a spawn's answer: a fresh /tmp or working directory could not be mounted
 // A fork server's template (supervisor/fork_server.h) is about to be forked from the program:
 // it gets the pid kTemplatePid, out of the way of the pids an execution uses, and is spared
 // when the namespace is emptied. Answered kEmpty, or kBusy when /tmp is no longer as mounted
@@ -67,11 +70,12 @@ constexpr Flag kFlags[] = {{"pid", CLONE_NEWPID},
                            {"ipc", CLONE_NEWIPC},
                            {"mnt", CLONE_NEWNS},
                            {"net", CLONE_NEWNET},
-                           {"tmp", kPrivateTmp | CLONE_NEWNS}};
+                           {"tmp", kPrivateTmp | CLONE_NEWNS},
+                           {"cwd", kPrivateCwd | CLONE_NEWNS}};
 
 // What the init tells chess-trace once it has prepared the namespaces: which step failed, and
 // its errno (0: all is ready).
-enum class SetupStep : int { kReady, kMounts, kHostname, kLoopback };
+enum class SetupStep : int { kReady, kMounts, kHostname, kLoopback, kWorkingDirectory };
 struct SetupReport {
   SetupStep step = SetupStep::kReady;
   int error = 0;
@@ -85,6 +89,8 @@ struct InitContext {
   // The directories and files kept in a private /tmp, opened before the first tmpfs hid them: each
   // execution's fresh /tmp binds them again.
   std::vector<std::pair<std::string, int>> kept;
+  // The private working directory (--isolate …,cwd).
+  CwdOverlay cwd;
 };
 
 // One spawn: what the program's process needs until it runs the program.
@@ -296,7 +302,16 @@ int InitMain(void* argument) {
     // name mkstemp chose) is not seen by the next (each spawn mounts a new one), nor by anyone
     // else.
     if (spec.private_tmp) context->kept = HoldKept(spec.kept_in_tmp);
+    // The real working directory, held before a private /tmp hides it: what is bound back there
+    // goes with each /tmp replaced, and an overlay's lower layer must not.
+    const int held = spec.private_cwd ? context->cwd.Hold(spec.cwd) : 0;
     if (error == 0 && spec.private_tmp) error = MountPrivateTmp(context->kept, false);
+    // The working directory through an overlay of each execution's own (under a private /tmp,
+    // over the real directory bound back there).
+    if (error == 0 && spec.private_cwd) {
+      report.step = SetupStep::kWorkingDirectory;
+      error = held != 0 ? held : context->cwd.Mount();
+    }
   }
   if (error == 0 && (spec.namespaces & CLONE_NEWUTS)) {
     report.step = SetupStep::kHostname;
@@ -327,15 +342,23 @@ int InitMain(void* argument) {
   // that is reaped), and the first has the /tmp the setup mounted; each later one gets a new
   // one, unless the last execution left that one as it found it (a new tmpfs costs over
   // 100 µs). 0 or the errno.
+  // The working directory likewise: a new overlay when the last execution wrote through it.
   auto prepare_for_program = [&]() {
     if (spec.namespaces & CLONE_NEWPID) SetLastPid(1);
-    if (!spec.private_tmp) return 0;
     int error = 0;
-    if (spawns > 0 && (!fresh_tmp || TmpState::Read(made) != fresh_tmp)) {
+    bool tmp_replaced = false;
+    if (spec.private_tmp && spawns > 0 && (!fresh_tmp || TmpState::Read(made) != fresh_tmp)) {
       error = MountPrivateTmp(context->kept, true);
       fresh_tmp = TmpState::Read(made);
-    } else if (spawns == 0) {
+      tmp_replaced = true;
+    } else if (spec.private_tmp && spawns == 0) {
       fresh_tmp = TmpState::Read(made);
+    }
+    if (error == 0 && spec.private_cwd) {
+      // An overlay under /tmp went with the /tmp it was mounted in.
+      const bool gone = tmp_replaced && spec.cwd.rfind("/tmp/", 0) == 0;
+      if (gone) context->cwd.Forget();
+      if (gone || !context->cwd.Pristine()) error = context->cwd.Mount();
     }
     return error;
   };
@@ -362,11 +385,12 @@ int InitMain(void* argument) {
       }
       if (byte == kTemplateBegin) {
         const bool pristine = !spec.private_tmp || (fresh_tmp && TmpState::Read(made) == fresh_tmp);
-        if (pristine) {
+        const bool cwd_pristine = !spec.private_cwd || context->cwd.Pristine();
+        if (pristine && cwd_pristine) {
           pids_before_template = SetLastPid(kTemplatePid - 1);
           spare = kTemplatePid;
         }
-        SendMessage(socket, pristine ? kEmpty : kBusy, {}, false);
+        SendMessage(socket, !pristine ? kBusy : !cwd_pristine ? kCwdChanged : kEmpty, {}, false);
         continue;
       }
       if (byte == kTemplateMade) {
@@ -396,9 +420,15 @@ int InitMain(void* argument) {
         child = clone(SpawnedMain, spawn_stack.get() + kSpawnStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &request);
       }
       for (int fd : fds) close(fd);
-      if (child < 0) SendMessage(socket, 0, {}, false);
+      if (child < 0) SendMessage(socket, error != 0 ? kNotReady : 0, {}, false);
     }
   }
+}
+
+// The --isolate word a spec was made from.
+uint64_t WordOf(const IsolationSpec& spec) {
+  return static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0) |
+         (spec.private_cwd ? kPrivateCwd : 0);
 }
 
 }  // namespace
@@ -407,6 +437,7 @@ IsolationSpec IsolationFromWord(uint64_t isolation) {
   IsolationSpec spec;
   spec.namespaces = static_cast<int>(isolation & 0xffffffffu);
   spec.private_tmp = (isolation & kPrivateTmp) != 0;
+  spec.private_cwd = (isolation & kPrivateCwd) != 0;
   return spec;
 }
 
@@ -426,7 +457,7 @@ Result<uint64_t> ParseIsolation(const std::string& list) {
     }
     if (!known) {
       return Error{"--isolate: unknown namespace `" + name + "`; expected none, or a comma-separated list of "
-                   "pid, uts, ipc, mnt, net, tmp"};
+                   "pid, uts, ipc, mnt, net, tmp, cwd"};
     }
     start = end + 1;
   }
@@ -463,7 +494,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   }
   const int on = 1;
   setsockopt(sockets[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
-  InitContext context{spec, std::move(program), sockets[1], {}};
+  InitContext context{spec, std::move(program), sockets[1], {}, {}};
   int flags = spec.namespaces;
   // Without root, a user namespace makes the others possible; the program keeps its own uid.
   if (geteuid() != 0) flags |= CLONE_NEWUSER;
@@ -474,7 +505,7 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   if (init < 0) {
     const int error = errno;
     close(sockets[0]);
-    return Error{std::string("cannot create namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) + "): " +
+    return Error{std::string("cannot create namespaces (") + IsolationName(WordOf(spec)) + "): " +
                  std::strerror(error)};
   }
   init_pid_ = init;
@@ -482,6 +513,8 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
   control_ = sockets[0];
   namespaces_ = spec.namespaces;
   private_tmp_ = spec.private_tmp;
+  private_cwd_ = spec.private_cwd;
+  cwd_ = spec.private_cwd ? spec.cwd : std::string();
   if (flags & CLONE_NEWUSER) {
     const std::string base = "/proc/" + std::to_string(init) + "/";
     auto write_file = [](const std::string& path, const std::string& text) {
@@ -509,7 +542,10 @@ Result<void> IsolatedInit::Start(const IsolationSpec& spec, std::function<void(i
     if (got == sizeof(report) && report.step == SetupStep::kLoopback) {
       return Error{std::string("--isolate net: could not bring up loopback: ") + std::strerror(report.error)};
     }
-    return Error{std::string("cannot set up the namespaces (") + IsolationName(static_cast<uint64_t>(spec.namespaces) | (spec.private_tmp ? kPrivateTmp : 0)) +
+    if (got == sizeof(report) && report.step == SetupStep::kWorkingDirectory) {
+      return Error{WhyNoOverlay(spec.cwd, report.error)};
+    }
+    return Error{std::string("cannot set up the namespaces (") + IsolationName(WordOf(spec)) +
                  "): " + (got == sizeof(report) && report.error != 0 ? std::strerror(report.error) : "the init failed")};
   }
   return {};
@@ -538,6 +574,7 @@ Result<pid_t> IsolatedInit::Spawn(int go_fd, int error_fd) {
     return Error{"the program could not get SysV IPC and UTS namespaces of its own (unshare failed: a limit in "
                  "/proc/sys/user/max_ipc_namespaces or max_uts_namespaces?)"};
   }
+  if (byte == kNotReady) return Error{"the namespace's init could not mount a fresh /tmp or working directory"};
   if (byte != kSpawn || child <= 0) return Error{"the namespace's init could not fork the program"};
   return child;
 }
@@ -563,14 +600,26 @@ bool IsolatedInit::AwaitAnswer(int64_t wait_nanos, const std::function<void()>& 
   }
 }
 
-bool IsolatedInit::Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile) {
-  if (!Started() || !SendMessage(control_, request, {}, false) || !AwaitAnswer(wait_nanos, meanwhile)) return false;
+char IsolatedInit::Answer(char request, int64_t wait_nanos, const std::function<void()>& meanwhile) {
+  if (!Started() || !SendMessage(control_, request, {}, false) || !AwaitAnswer(wait_nanos, meanwhile)) return 0;
   char byte = 0;
   std::vector<int> none;
-  return ReceiveMessage(control_, byte, none, nullptr) && byte == kEmpty;
+  return ReceiveMessage(control_, byte, none, nullptr) ? byte : 0;
 }
 
-bool IsolatedInit::BeginTemplate() { return Reusable() && (namespaces_ & CLONE_NEWNS) != 0 && Ask(kTemplateBegin, 5'000'000'000, {}); }
+bool IsolatedInit::Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile) {
+  return Answer(request, wait_nanos, meanwhile) == kEmpty;
+}
+
+Result<void> IsolatedInit::BeginTemplate() {
+  if (!Reusable() || (namespaces_ & CLONE_NEWNS) == 0) return Error{"the namespaces cannot hold a template"};
+  switch (Answer(kTemplateBegin, 5'000'000'000, {})) {
+    case kEmpty: return {};
+    case kBusy: return Error{"the program changed /tmp before its first thread was created"};
+    case kCwdChanged: return Error{"the program changed its working directory before its first thread was created"};
+    default: return Error{"the namespaces' init did not answer"};
+  }
+}
 
 void IsolatedInit::TemplateMade() { (void)Ask(kTemplateMade, 5'000'000'000, {}); }
 

@@ -23,13 +23,21 @@
 
 namespace chess::supervisor {
 
-// --isolate as one word: CLONE_NEW* flags in the low 32 bits, and kPrivateTmp.
+// --isolate as one word: CLONE_NEW* flags in the low 32 bits, kPrivateTmp and kPrivateCwd.
 inline constexpr uint64_t kPrivateTmp = uint64_t{1} << 32;  // a fresh tmpfs on /tmp (in a mount namespace)
+// The working directory as it was, with each execution's writes in a layer of its own (an
+// overlay in the mount namespace; supervisor/private_cwd.h).
+inline constexpr uint64_t kPrivateCwd = uint64_t{1} << 33;
 
-// Which namespaces (CLONE_NEW* flags, 0: none), and whether /tmp is the tree's own.
+// Which namespaces (CLONE_NEW* flags, 0: none), and whether /tmp and the working directory are
+// the tree's own.
 struct IsolationSpec {
   int namespaces = 0;
   bool private_tmp = false;
+  // The working directory, `cwd` (absolute), seen through an overlay whose upper layer is new for
+  // each execution: what an execution writes there, the next does not see, nor does anyone else.
+  bool private_cwd = false;
+  std::string cwd;
   // Directories (or files right in /tmp) that stay visible in a private /tmp, bound to the
   // same place (the working directory, the program's directory, /tmp/a.out itself): a command
   // started in /tmp/work still finds its files.
@@ -38,10 +46,10 @@ struct IsolationSpec {
 };
 IsolationSpec IsolationFromWord(uint64_t isolation);
 
-// Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt, net, tmp (tmp
-// implies mnt).
+// Parses --isolate: "none", or a comma-separated list of pid, uts, ipc, mnt, net, tmp, cwd (tmp
+// and cwd imply mnt).
 Result<uint64_t> ParseIsolation(const std::string& list);
-// "pid,uts,ipc,mnt,net,tmp" for an --isolate word.
+// "pid,uts,ipc,mnt,net,tmp,cwd" for an --isolate word.
 std::string IsolationName(uint64_t isolation);
 
 class IsolatedInit {
@@ -77,9 +85,10 @@ class IsolatedInit {
   void Stop();
 
   // A fork server's template (supervisor/fork_server.h) is about to be forked from the program:
-  // it gets a pid out of the way of an execution's, and EmptyNamespace spares it. False when it
-  // must not be made: the private /tmp is no longer as it was mounted, or the init is gone.
-  bool BeginTemplate();
+  // it gets a pid out of the way of an execution's, and EmptyNamespace spares it. Fails, saying
+  // why, when it must not be made: the private /tmp or working directory is no longer as it was
+  // mounted, or the init is gone.
+  Result<void> BeginTemplate();
   // …it was made (or not): the next pids are the ones they would have been without it.
   void TemplateMade();
   // …it was killed: EmptyNamespace spares it no longer.
@@ -91,18 +100,26 @@ class IsolatedInit {
   pid_t InitPid() const { return init_pid_; }
   int Namespaces() const { return namespaces_; }
   bool PrivateTmp() const { return private_tmp_; }
+  bool PrivateCwd() const { return private_cwd_; }
+  // The working directory an execution must enter (chdir) to be in its private one; empty
+  // without one.
+  const std::string& CwdToEnter() const { return cwd_; }
 
  private:
   void Abandon();  // a failed start: stop and reap the init
   // Sends a one-byte request and waits at most `wait_nanos` for the init's answer, calling
   // `meanwhile` (if any) as it waits: whether the answer was kEmpty.
   bool Ask(char request, int64_t wait_nanos, const std::function<void()>& meanwhile);
+  // The same request: the answer's byte (0 when none came).
+  char Answer(char request, int64_t wait_nanos, const std::function<void()>& meanwhile);
   // Waits at most `wait_nanos` until the init's answer can be read; false if it did not come.
   bool AwaitAnswer(int64_t wait_nanos, const std::function<void()>& meanwhile);
 
   pid_t init_pid_ = 0;
   int namespaces_ = 0;
   bool private_tmp_ = false;
+  bool private_cwd_ = false;
+  std::string cwd_;
   int control_ = -1;  // supervisor's end of a socket pair to the init
   uint64_t generation_ = 0;
 };

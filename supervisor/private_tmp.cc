@@ -69,9 +69,9 @@ std::vector<std::string> DirectoriesMadeFor(const std::vector<std::pair<std::str
   return made;
 }
 
-std::optional<TmpState> TmpState::Read(const std::vector<std::string>& made) {
+std::optional<TmpState> TmpState::Read(const std::vector<std::string>& made, const std::string& root) {
   struct statfs fs{};
-  if (statfs("/tmp", &fs) != 0 || fs.f_files == 0) return std::nullopt;
+  if (statfs(root.c_str(), &fs) != 0 || fs.f_files == 0) return std::nullopt;
   TmpState state{fs.f_files - fs.f_ffree, fs.f_blocks - fs.f_bfree, {}};
   auto look = [&state](const char* path) {
     struct stat directory{};
@@ -80,7 +80,7 @@ std::optional<TmpState> TmpState::Read(const std::vector<std::string>& made) {
         {directory.st_mtim, directory.st_ctim, directory.st_mode, directory.st_uid, directory.st_gid});
     return true;
   };
-  if (!look("/tmp")) return std::nullopt;
+  if (!look(root.c_str())) return std::nullopt;
   for (const std::string& path : made) {
     if (!look(path.c_str())) return std::nullopt;
   }

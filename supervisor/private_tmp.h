@@ -51,7 +51,8 @@ struct TmpState {
   std::vector<Directory> directories;  // /tmp, then the directories the kept paths needed
 
   // `made`: the directories the tmpfs holds for the kept paths' mount points (a chmod there takes no inode).
-  static std::optional<TmpState> Read(const std::vector<std::string>& made);
+  // `root`: where the tmpfs is (a private working directory's layers are reached through /proc/self/fd).
+  static std::optional<TmpState> Read(const std::vector<std::string>& made, const std::string& root = "/tmp");
   bool operator==(const TmpState& other) const {
     return inodes_used == other.inodes_used && blocks_used == other.blocks_used && directories == other.directories;
   }

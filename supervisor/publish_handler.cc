@@ -19,7 +19,11 @@ Disposition PublishEntry(SyscallContext& ctx) {
   return Disposition::Point(search::OpKind::kSyscall, kSharedNames, true);
 }
 
-Disposition PublishExecute(SyscallContext&) { return Disposition::Native(); }
+// Just before the kernel runs it: what the call finds depends on what ran before.
+Disposition PublishExecute(SyscallContext& ctx) {
+  ctx.services.NoteSharedNames(ctx.thread);
+  return Disposition::Native();
+}
 
 }  // namespace
 

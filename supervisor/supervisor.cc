@@ -155,6 +155,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   result.refused = refused_;
   result.images = images_.All();
   result.decision_stacks = std::move(decision_stacks_);
+  result.names = std::move(names_);
   result.threads_created = threads_.ThreadsCreated();
   result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
   if (virtual_clock_ != nullptr) result.virtual_seconds = static_cast<double>(virtual_clock_->Elapsed()) / 1e9;

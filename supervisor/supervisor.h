@@ -105,6 +105,9 @@ struct SupervisorOptions {
   std::set<uint64_t> backtrace_before;
   // Messages for the user (refused syscalls and the like).
   std::function<void(const std::string&)> notice;
+  // Note what each call that creates, removes or renames a shared name found there
+  // (ExecutionResult::names): a search compares them when an execution cannot follow another.
+  bool watch_names = false;
 };
 
 // Whether a prefix that made a syscall of this family can still be forked (supervisor_fork.cc).
@@ -116,7 +119,9 @@ class Supervisor final : private HandlerServices {
   ExecutionResult Run(const LaunchSpec& spec);
   // Which namespaces the last run had (after Run).
   // The --isolate word the tree really got (CLONE_NEW* flags, kPrivateTmp).
-  uint64_t IsolatedNamespaces() const { return isolated_ | (init_->PrivateTmp() ? kPrivateTmp : 0); }
+  uint64_t IsolatedNamespaces() const {
+    return isolated_ | (init_->PrivateTmp() ? kPrivateTmp : 0) | (init_->PrivateCwd() ? kPrivateCwd : 0);
+  }
 
  private:
   // HandlerServices.
@@ -137,6 +142,7 @@ class Supervisor final : private HandlerServices {
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
   FdProbe& Fds() override { return fd_probe_; }
   bool IoPoints() override { return options_.io_points; }
+  void NoteSharedNames(const Thread& thread) override;
   bool IoPointOn(const FdCopy& file) override;
   // Remembers the files the root process starts with (io.cc): operations on them are never
   // I/O points.
@@ -356,6 +362,7 @@ class Supervisor final : private HandlerServices {
   // Reaps every tracee event there is now, resuming stops (KillTree's work).
   void ReapWaiting();
   std::optional<ExecutionResult> result_;
+  std::vector<search::SyscallEvent> names_;  // see SupervisorOptions::watch_names
   uint64_t points_ = 0;
   MonoNanos started_ = 0;
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks_;  // see backtrace_before

@@ -1,14 +1,18 @@
 #include "supervisor/syscall_digest.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "search/fnv1a.h"
@@ -158,7 +162,124 @@ search::SyscallEvent Base(const Thread& thread) {
   return event;
 }
 
+// A name a call touches: the argument holding it, and the directory descriptor it is relative
+// to (-1: the working directory).
+struct NamedBy {
+  int dirfd_arg = -1;
+  int path_arg = -1;
+};
+
+std::vector<NamedBy> NamesOf(int64_t nr) {
+  switch (nr) {
+    case SYS_open: case SYS_mkdir: case SYS_rmdir: case SYS_unlink: case SYS_mknod:
+      return {{-1, 0}};
+    case SYS_openat: case SYS_mkdirat: case SYS_unlinkat: case SYS_mknodat:
+      return {{0, 1}};
+    case SYS_rename: case SYS_link:
+      return {{-1, 0}, {-1, 1}};
+    case SYS_renameat: case SYS_renameat2: case SYS_linkat:
+      return {{0, 1}, {2, 3}};
+    case SYS_symlink:  // the first argument is the link's text, not a name it touches
+      return {{-1, 1}};
+    case SYS_symlinkat:
+      return {{1, 2}};
+    default:
+      return {};
+  }
+}
+
+// The path of a Unix socket address a bind or connect names ("" for another family, or an
+// abstract name, which no file holds).
+std::string SocketPath(pid_t tid, uint64_t address, uint64_t length) {
+  sockaddr_un socket_address{};
+  const size_t size = std::min<uint64_t>(length, sizeof(socket_address));
+  if (address == 0 || size <= sizeof(sa_family_t) || !RemoteMemory(tid).Read(address, &socket_address, size)) return {};
+  if (socket_address.sun_family != AF_UNIX || socket_address.sun_path[0] == '\0') return {};
+  const size_t room = size - offsetof(sockaddr_un, sun_path);
+  return std::string(socket_address.sun_path, strnlen(socket_address.sun_path, room));
+}
+
+std::string Link(const std::string& path) {
+  char target[4096];
+  const ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
+// What is at a name now, in words and as a digest, without following a final symbolic link.
+void LookUp(const std::string& through, search::SyscallEvent& found) {
+  struct stat st{};
+  found.result = fstatat(AT_FDCWD, through.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+  const uint64_t type = found.result == 0 ? static_cast<uint64_t>(st.st_mode & S_IFMT) : 0;
+  const uint64_t size = type == S_IFREG ? static_cast<uint64_t>(st.st_size) : 0;
+  uint64_t digest = search::Fnv1a64(&found.result, sizeof(found.result));
+  digest = search::Fnv1a64(&type, sizeof(type), digest);
+  found.digest = search::Fnv1a64(&size, sizeof(size), digest);
+  if (found.result == -ENOENT) {
+    found.sample = "nothing";
+  } else if (found.result != 0) {
+    found.sample = std::string("a name that cannot be looked up (") + std::strerror(static_cast<int>(-found.result)) + ")";
+  } else if (type == S_IFREG) {
+    found.sample = "a regular file of " + std::to_string(size) + (size == 1 ? " byte" : " bytes");
+  } else {
+    found.sample = type == S_IFDIR ? "a directory" : type == S_IFLNK ? "a symbolic link" : type == S_IFSOCK ? "a socket"
+                   : type == S_IFIFO ? "a FIFO" : "a device";
+  }
+}
+
 }  // namespace
+
+std::vector<int> PathArguments(int64_t nr) {
+  std::vector<int> arguments;
+  for (const NamedBy& by : NamesOf(nr)) arguments.push_back(by.path_arg);
+  if (arguments.empty() && PathArgument(nr) >= 0) arguments.push_back(PathArgument(nr));
+  return arguments;
+}
+
+std::string ReadProgramString(pid_t tid, uint64_t address) { return ReadPath(tid, address); }
+
+std::vector<search::SyscallEvent> NameEvents(const Thread& thread) {
+  const int64_t nr = thread.call.nr;
+  const std::string proc = "/proc/" + std::to_string(thread.tid);
+  // Each name: as written, the directory it is relative to (through /proc, which leads into
+  // the tree's mount namespace) and that directory's path as the program sees it.
+  struct Name {
+    std::string written;
+    std::string through;
+    std::string absolute;
+  };
+  std::vector<Name> names;
+  auto add = [&](const std::string& written, int dirfd) {
+    if (written.empty()) return;
+    const std::string base = dirfd == AT_FDCWD ? proc + "/cwd" : proc + "/fd/" + std::to_string(dirfd);
+    Name name{written, written[0] == '/' ? proc + "/root" + written : base + "/" + written, written};
+    if (written[0] != '/') name.absolute = Link(base) + "/" + written;
+    name.absolute = std::filesystem::path(name.absolute).lexically_normal().string();
+    if (name.absolute.size() > 1 && name.absolute.back() == '/') name.absolute.pop_back();
+    names.push_back(std::move(name));
+  };
+  if (nr == SYS_bind || nr == SYS_connect) {
+    add(SocketPath(thread.tid, thread.call.args[1], thread.call.args[2]), AT_FDCWD);
+  } else {
+    for (const NamedBy& by : NamesOf(nr)) {
+      const int dirfd = by.dirfd_arg < 0 ? AT_FDCWD : static_cast<int>(thread.call.args[by.dirfd_arg]);
+      add(ReadPath(thread.tid, thread.call.args[by.path_arg]), dirfd);
+    }
+  }
+  std::vector<search::SyscallEvent> events;
+  for (const Name& name : names) {
+    search::SyscallEvent entry = EntryEvent(thread);
+    entry.digest = search::Fnv1a64(name.written.data(), name.written.size(), entry.digest);
+    entry.sample = Sample(name.written);
+    entry.target = name.absolute;
+    search::SyscallEvent found = Base(thread);
+    found.exit = true;
+    found.target = name.absolute;
+    LookUp(name.through, found);
+    events.push_back(std::move(entry));
+    events.push_back(std::move(found));
+  }
+  return events;
+}
 
 search::SyscallEvent EntryEvent(const Thread& thread) {
   search::SyscallEvent event = Base(thread);

@@ -1,18 +1,23 @@
 #include "supervisor/syscall_format.h"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "seccomp/arch.h"
 #include "seccomp/filter.h"
 #include "seccomp/hypercall_abi.h"
 #include "seccomp/syscall_table.h"
+#include "supervisor/syscall_digest.h"
 
 namespace chess::supervisor {
 namespace {
@@ -102,6 +107,46 @@ std::string FormatFutex(const TrappedCall& call) {
   return text + ")";
 }
 
+// open's flags as strace names them: "O_WRONLY|O_CREAT|O_EXCL|O_CLOEXEC".
+std::string OpenFlags(uint64_t flags) {
+  std::string text = (flags & O_ACCMODE) == O_WRONLY ? "O_WRONLY" : (flags & O_ACCMODE) == O_RDWR ? "O_RDWR" : "O_RDONLY";
+  flags &= ~static_cast<uint64_t>(O_ACCMODE);
+  static const std::pair<uint64_t, const char*> kNames[] = {
+      {O_CREAT, "O_CREAT"},       {O_EXCL, "O_EXCL"},         {O_NOCTTY, "O_NOCTTY"}, {O_TRUNC, "O_TRUNC"},
+      {O_APPEND, "O_APPEND"},     {O_NONBLOCK, "O_NONBLOCK"}, {O_DIRECTORY, "O_DIRECTORY"},
+      {O_NOFOLLOW, "O_NOFOLLOW"}, {O_CLOEXEC, "O_CLOEXEC"}};
+  for (const auto& [flag, name] : kNames) {
+    if ((flags & flag) == flag) {
+      text += std::string("|") + name;
+      flags &= ~flag;
+    }
+  }
+  if (flags != 0) text += "|" + Hex(flags);
+  return text;
+}
+
+// One argument of a call that names files, as strace shows it: the path as a string, AT_FDCWD,
+// open's flags and modes by name; nullopt: shown as any other.
+std::optional<std::string> FormatFileArg(const TrappedCall& call, int i, seccomp::ArgKind kind, pid_t tid) {
+  const std::vector<int> paths = PathArguments(call.nr);
+  if (std::find(paths.begin(), paths.end(), i) != paths.end()) {
+    const std::string path = ReadProgramString(tid, call.args[i]);
+    if (!path.empty()) return "\"" + path + "\"";
+  }
+  if (paths.empty()) return std::nullopt;
+  if (kind == seccomp::ArgKind::kFd && static_cast<int32_t>(call.args[i]) == AT_FDCWD) return std::string("AT_FDCWD");
+  const bool open = call.nr == SYS_open || call.nr == SYS_openat;
+  const int flags_arg = call.nr == SYS_openat ? 2 : 1;
+  if (open && i == flags_arg) return OpenFlags(call.args[i]);
+  const bool mode = (open && i == flags_arg + 1) || ((call.nr == SYS_mkdir) && i == 1) || (call.nr == SYS_mkdirat && i == 2);
+  if (mode) {
+    char text[16];
+    std::snprintf(text, sizeof(text), "0%llo", static_cast<unsigned long long>(call.args[i] & 07777));
+    return std::string(text);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 namespace {
@@ -147,6 +192,12 @@ std::string FormatCall(const TrappedCall& call, pid_t tid) {
   if (const seccomp::SyscallRow* row = seccomp::FindSyscall(call.nr)) {
     for (int i = 0; i < 6 && row->args[i] != seccomp::ArgKind::kNone; ++i) {
       if (i > 0) text += ", ";
+      if (tid != 0) {
+        if (auto shown = FormatFileArg(call, i, row->args[i], tid)) {
+          text += *shown;
+          continue;
+        }
+      }
       text += row->args[i] == seccomp::ArgKind::kFd && tid != 0 ? DescribeFd(tid, call.args[i])
                                                                  : FormatArg(row->args[i], call.args[i]);
     }

@@ -40,6 +40,7 @@ class FakeServices final : public HandlerServices {
   FdProbe& Fds() override { return fds_; }
   bool IoPoints() override { return false; }
   bool IoPointOn(const FdCopy&) override { return false; }
+  void NoteSharedNames(const Thread&) override {}
   search::SeededRandom* Random() override { return nullptr; }
   bool IpcVisible() override { return true; }
   void AdvanceTime(int64_t) override {}

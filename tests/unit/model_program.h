@@ -25,6 +25,8 @@ struct Step {
   int flag = 0;
   // What the step conflicts on (state caching's objects); 0: everything.
   uint64_t resource = 0;
+  // The syscall a thread about to take this step stops in (what a replay compares).
+  int64_t syscall = 0;
 };
 
 // In the order an execution ran its steps, a kTimedAwait that timed out has this bit set in its
@@ -51,7 +53,26 @@ class ModelBackend final : public ExecutionBackend {
   ExecutionSummary Execute(Strategy& strategy) override {
     ++executions_;
     strategy.BeginExecution();
-    const size_t n = program_.threads.size();
+    // What earlier executions left in the world may change what this one does.
+    ModelProgram program = program_;
+    if (world_) world_(program.threads, executions_);
+    ExecutionSummary ended = Run(program, strategy);
+    if (names_) ended.names = names_(executions_);
+    return ended;
+  }
+
+  uint64_t executions_ = 0;
+  // Makes an execution diverge at a decision (execution numbers count from 1).
+  std::function<std::optional<bool>(uint64_t execution, uint64_t decision)> diverge_at_;
+  // Changes the program's steps for an execution: a program that finds what an earlier one left
+  // (a file in a shared directory) and does something else.
+  std::function<void(std::vector<std::vector<Step>>& threads, uint64_t execution)> world_;
+  // What an execution found at the names it shares with the others (ExecutionSummary::names).
+  std::function<std::vector<SyscallEvent>(uint64_t execution)> names_;
+
+ private:
+  ExecutionSummary Run(const ModelProgram& program, Strategy& strategy) {
+    const size_t n = program.threads.size();
     std::vector<size_t> next(n, 0);
     std::vector<bool> flags(8, false);
     std::vector<bool> deadline_passed(n, false);
@@ -63,8 +84,8 @@ class ModelBackend final : public ExecutionBackend {
       enabled.clear();
       timed.clear();
       for (uint32_t t = 0; t < n; ++t) {
-        if (next[t] >= program_.threads[t].size()) continue;
-        const Step& step = program_.threads[t][next[t]];
+        if (next[t] >= program.threads[t].size()) continue;
+        const Step& step = program.threads[t][next[t]];
         const bool waits = (step.kind == Step::kAwaitFlag || step.kind == Step::kTimedAwait) &&
                            !flags[static_cast<size_t>(step.flag)];
         if (waits && step.kind == Step::kTimedAwait && !deadline_passed[t]) {
@@ -82,10 +103,10 @@ class ModelBackend final : public ExecutionBackend {
       }
       if (enabled.empty()) {
         const bool all_done = std::all_of(next.begin(), next.end(), [&, t = size_t{0}](size_t s) mutable {
-          return s >= program_.threads[t++].size();
+          return s >= program.threads[t++].size();
         });
         if (!all_done) return Ended(Outcome::kDeadlock, "deadlock");
-        return Ended(program_.judge ? program_.judge(order) : Outcome::kOk);
+        return Ended(program.judge ? program.judge(order) : Outcome::kOk);
       }
       if (diverge_at_ && *diverge_at_(executions_, decision)) return Ended(Outcome::kDivergence, "model divergence");
       context.enabled = enabled;
@@ -96,7 +117,7 @@ class ModelBackend final : public ExecutionBackend {
       const bool fired_early = std::find(timed.begin(), timed.end(), picked) != timed.end();
       EXPECT_TRUE(fired_early || std::find(enabled.begin(), enabled.end(), picked) != enabled.end());
       if (fired_early) deadline_passed[picked.value] = true;
-      const Step step = program_.threads[picked.value][next[picked.value]];
+      const Step step = program.threads[picked.value][next[picked.value]];
       const bool timed_out = step.kind == Step::kTimedAwait && !flags[static_cast<size_t>(step.flag)];
       order.emplace_back(picked.value, next[picked.value] | (timed_out ? kTimedOut : 0));
       bool yielded = step.kind == Step::kYield || timed_out;
@@ -114,21 +135,17 @@ class ModelBackend final : public ExecutionBackend {
         ++next[picked.value];
       }
       deadline_passed[picked.value] = false;
-      const std::vector<Step>& steps = program_.threads[picked.value];
+      const std::vector<Step>& steps = program.threads[picked.value];
       const uint64_t resource = next[picked.value] < steps.size() ? steps[next[picked.value]].resource : 0;
+      const int64_t syscall = next[picked.value] < steps.size() ? steps[next[picked.value]].syscall : 0;
       context.current = picked;
-      context.point = SchedulingPoint{picked, op, resource, false, false, 0, next[picked.value]};
+      context.point = SchedulingPoint{picked, op, resource, false, false, syscall, next[picked.value]};
       context.current_stop = next[picked.value] >= steps.size() ? StopReason::kExited
                              : yielded                           ? StopReason::kYielded
                                                                  : StopReason::kReachedPoint;
     }
   }
 
-  uint64_t executions_ = 0;
-  // Makes an execution diverge at a decision (execution numbers count from 1).
-  std::function<std::optional<bool>(uint64_t execution, uint64_t decision)> diverge_at_;
-
- private:
   ModelProgram program_;
 };
 
