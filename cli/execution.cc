@@ -275,11 +275,14 @@ supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strateg
     }
     if (!notice.empty() && prepared.options.notice) prepared.options.notice(notice);
   }
+  // What the program gets on 0-2, for a trace: whatever their kinds, replays give it the same.
+  const supervisor::StandardDescriptors given = supervisor::CurrentStandardDescriptors();
   supervisor::Supervisor supervisor(prepared.options, strategy);
   supervisor::InstallStopHandlers();
   if (prepared.spec.trap_timestamp_counter) supervisor::TrapOwnTimestampCounter();
   supervisor::ExecutionResult result = supervisor.Run(prepared.spec);
   if (isolated != nullptr) *isolated = supervisor.IsolatedNamespaces();
+  result.standard_descriptors = given;
   return result;
 }
 

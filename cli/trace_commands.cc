@@ -14,10 +14,12 @@
 #include "cli/trace_recording.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
+#include "supervisor/descriptor_stand_ins.h"
 #include "supervisor/event_waiter.h"
 #include "supervisor/thread_table.h"
 #include "trace/recorder.h"
 #include "trace/render.h"
+#include "trace/standard_descriptors.h"
 #include "trace/trace_reader.h"
 
 namespace chess::cli {
@@ -114,6 +116,29 @@ void AwaitInspection(const supervisor::Handover& handover, Messages& messages) {
   }
 }
 
+// When the program's descriptors 0-2 were not what the recording had, or the trace does not
+// say what it had, the lines that say so (for a divergence: programs take other paths on a
+// terminal, a pipe or a file). Empty when they were as recorded.
+std::string KindsNote(const std::string& trace_path, const trace::Trace& trace,
+                      const supervisor::ExecutionResult& result, const supervisor::DescriptorStandIns& stand_ins) {
+  if (!result.standard_descriptors) return "";
+  const trace::StandardDescriptors given = ToTrace(*result.standard_descriptors);
+  if (!trace.standard_descriptors) {
+    return "  note: the trace does not say what stdin, stdout and stderr were (it was written before chess-trace "
+           "kept them); in this replay: " + trace::StandardDescriptorsInWords(given) +
+           ".\n  A program that looks at them (isatty, fstat, the window size) takes other paths on a terminal, a "
+           "pipe or a file: replay it with them as they were when it was recorded. explore records with stdout and "
+           "stderr in two files: chess-trace replay " + trace_path + " >out.txt 2>err.txt\n";
+  }
+  std::string note;
+  for (const std::string& difference : trace::DescriptorDifferences(*trace.standard_descriptors, given)) {
+    note += "  note: " + difference + "\n";
+  }
+  if (note.empty()) return "";
+  for (const std::string& shortfall : stand_ins.Shortfalls()) note += "    " + shortfall + "\n";
+  return note;
+}
+
 }  // namespace
 
 CLI::App* AddReplayCommand(CLI::App& app, ReplayOptions& options) {
@@ -188,7 +213,19 @@ int ReplayCommand(const ReplayOptions& options) {
   trace::ReplayLog log(trace->outside_waits);
   execution.options.log = &log;
   if (!ApplyStopAt(options.stop_at, *trace, execution.options, messages)) return kExitError;
-  execution.options.on_handover = [&messages](const supervisor::Handover& handover) {
+  // The program gets descriptors 0-2 of the kinds it had when recorded; what it writes to a
+  // stand-in reaches the user's own as it runs.
+  supervisor::DescriptorStandIns stand_ins;
+  if (trace->standard_descriptors) {
+    const bool input_apart = settings.input && (settings.input->kind == supervisor::CapturedInput::Kind::kPipe ||
+                                                settings.input->kind == supervisor::CapturedInput::Kind::kFile);
+    if (auto installed = stand_ins.Install(FromTrace(*trace->standard_descriptors), input_apart); !installed) {
+      messages.Say(installed.error());
+      return kExitError;
+    }
+  }
+  execution.options.on_handover = [&messages, &stand_ins](const supervisor::Handover& handover) {
+    stand_ins.Flush();
     AwaitInspection(handover, messages);
   };
   search::ReplayStrategy strategy(trace->decisions);
@@ -200,6 +237,10 @@ int ReplayCommand(const ReplayOptions& options) {
   if (trace->outcome && trace->outcome->outcome == search::Outcome::kUnsupported) {
     result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
   }
+  // All of the program's output is delivered before chess-trace says how the replay went.
+  stand_ins.Finish([] { return supervisor::PendingStopSignal() != 0; },
+                   result.stopped_by_signal != 0 || result.handed_over);
+  const std::string kinds = KindsNote(options.trace_path, *trace, result, stand_ins);
   if (result.handed_over) {
     messages.Say("the tree was ended");
     return 0;
@@ -218,6 +259,7 @@ int ReplayCommand(const ReplayOptions& options) {
   if (result.outcome == search::Outcome::kDivergence) {
     messages.Say("diverged: the replay stopped following the recording at " + result.message);
     messages.Raw(ThreadStates(result));
+    messages.Raw(kinds);
     ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
     return kExitDiverged;
   }
@@ -233,11 +275,13 @@ int ReplayCommand(const ReplayOptions& options) {
   if (result.outcome != recorded.outcome || exit_status != recorded.exit_status || signal != recorded.signal) {
     messages.Say("diverged: the recording ended with " + Describe(recorded.outcome, recorded.exit_status, recorded.signal) +
                  ", the replay with " + Describe(result.outcome, exit_status, signal));
+    messages.Raw(kinds);
     return kExitDiverged;
   }
   if (strategy.Followed() != strategy.Recorded()) {
     messages.Say("diverged: the program ended after " + std::to_string(strategy.Followed()) + " of the " +
                  std::to_string(strategy.Recorded()) + " recorded decisions");
+    messages.Raw(kinds);
     return kExitDiverged;
   }
   messages.Say("reproduced: " + Describe(result.outcome, exit_status, signal) + ", all " +

@@ -22,6 +22,41 @@ supervisor::CapturedInput FromTrace(const trace::StandardInput& input) {
 }
 static_assert(trace::kLastInputKind == supervisor::kLastInputKind, "the trace names every kind of standard input");
 
+trace::StandardDescriptors ToTrace(const supervisor::StandardDescriptors& descriptors) {
+  trace::StandardDescriptors recorded;
+  for (size_t fd = 0; fd < descriptors.size(); ++fd) {
+    const supervisor::StandardDescriptor& from = descriptors[fd];
+    recorded[fd] = {static_cast<trace::StandardDescriptor::Kind>(from.kind),
+                    from.same_file_as,
+                    from.same_description_as,
+                    from.rows,
+                    from.columns,
+                    from.x_pixels,
+                    from.y_pixels,
+                    from.major,
+                    from.minor};
+  }
+  return recorded;
+}
+
+supervisor::StandardDescriptors FromTrace(const trace::StandardDescriptors& descriptors) {
+  supervisor::StandardDescriptors given;
+  for (size_t fd = 0; fd < descriptors.size(); ++fd) {
+    const trace::StandardDescriptor& from = descriptors[fd];
+    given[fd] = {static_cast<supervisor::StandardDescriptor::Kind>(from.kind),
+                 from.same_file_as,
+                 from.same_description_as,
+                 from.rows,
+                 from.columns,
+                 from.x_pixels,
+                 from.y_pixels,
+                 from.major,
+                 from.minor};
+  }
+  return given;
+}
+static_assert(trace::kLastDescriptorKind == supervisor::kLastDescriptorKind, "the trace names every kind of descriptor");
+
 Result<void> TraceRecording::Open(const std::string& path, bool replace, const ExecutionSettings& settings,
                                   PreparedExecution& execution) {
   if (auto opened = writer_.Open(path, replace, ToolVersion()); !opened) return opened;
@@ -48,6 +83,7 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
   options.sync_points = settings.sync_points != SyncPoints::kSyscalls;
   options.io_points = settings.sync_points == SyncPoints::kProcesses;
   writer_.WriteOptions(options);
+  if (result.standard_descriptors) writer_.WriteStandardDescriptors(ToTrace(*result.standard_descriptors));
   trace::Outcome outcome;
   outcome.outcome = result.outcome;
   if (result.exit_status) outcome.exit_status = *result.exit_status;

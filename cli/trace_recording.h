@@ -34,9 +34,11 @@ class TraceRecording {
   trace::TraceRecorder recorder_;
 };
 
-// Standard input as a trace holds it, and back.
+// Standard input and the standard descriptors as a trace holds them, and back.
 trace::StandardInput ToTrace(const supervisor::CapturedInput& input);
 supervisor::CapturedInput FromTrace(const trace::StandardInput& input);
+trace::StandardDescriptors ToTrace(const supervisor::StandardDescriptors& descriptors);
+supervisor::StandardDescriptors FromTrace(const trace::StandardDescriptors& descriptors);
 
 // The tool version written into traces and compared when reading them.
 std::string ToolVersion();

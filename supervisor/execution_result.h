@@ -13,6 +13,7 @@
 #include "search/outcome.h"
 #include "supervisor/backtrace.h"
 #include "supervisor/program_images.h"
+#include "supervisor/standard_descriptors.h"
 
 namespace chess::supervisor {
 
@@ -98,6 +99,8 @@ struct ExecutionResult {
   // The stacks SupervisorOptions::backtrace_before asked for, by decision: the thread that ran
   // before each of those decisions, where it stopped.
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
+  // What the program's descriptors 0-2 were when it started (cli::Execute looks), for a trace.
+  std::optional<StandardDescriptors> standard_descriptors;
   // What the calls that create, remove or rename shared names found there, in order
   // (SupervisorOptions::watch_names; syscall_digest.h's NameEvents).
   std::vector<search::SyscallEvent> names;

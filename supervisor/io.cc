@@ -4,6 +4,9 @@
 #include <sched.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <string_view>
 
 #include "supervisor/fd_owners.h"
 #include "supervisor/supervisor.h"
@@ -86,6 +89,12 @@ void Supervisor::RememberStartingFiles() {
   while (const dirent* entry = readdir(fds)) {
     struct stat st{};
     if (entry->d_name[0] == '.' || fstatat(dirfd(fds), entry->d_name, &st, 0) != 0) continue;
+    // Every anonymous-inode file (epoll, eventfd, signalfd, timerfd, pidfd) is the one inode of
+    // anon_inodefs: one held at the start (before exec, by whatever spawned the program) would
+    // make every epoll the program creates "a file it started with", never a point.
+    char target[32];
+    const ssize_t length = readlinkat(dirfd(fds), entry->d_name, target, sizeof(target));
+    if (length >= 11 && std::string_view(target, 11) == "anon_inode:") continue;
     starting_files_.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
   }
   closedir(fds);

@@ -3,6 +3,7 @@
 // trailer with the length and a checksum of that stream.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,8 +36,9 @@ enum class RecordType : uint8_t {
   kEnd = 8,          // the number of records before it: the stream is complete
   kStandardInput = 9,  // what the program's stdin held, when it was not a terminal
   kObjectName = 10,    // the variable at the address a sync operation worked on
+  kStandardDescriptors = 11,  // what the program's descriptors 0, 1 and 2 were: kinds, sharing, sizes
 };
-inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kObjectName);
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kStandardDescriptors);
 // The longest name an object-name record may hold (a demangled C++ name and its module).
 inline constexpr size_t kMaxObjectName = 4096;
 
@@ -66,6 +68,41 @@ struct StandardInput {
   std::string bytes;
 };
 inline constexpr uint8_t kLastInputKind = static_cast<uint8_t>(StandardInput::Kind::kClosed);
+
+// What one of the program's descriptors 0, 1 and 2 was when it started. Programs ask (isatty,
+// fstat, the window size) and take other paths for a terminal, a pipe or a file — C stdio
+// buffers by line on a terminal, CPython takes other locks — so a replay gives the program
+// descriptors of the same kinds (supervisor/descriptor_stand_ins.h).
+struct StandardDescriptor {
+  enum class Kind : uint8_t {
+    kClosed = 0,
+    kFile = 1,      // a regular file (explore's captured output is one)
+    kPipe = 2,      // a pipe or a FIFO
+    kTerminal = 3,  // a terminal, with its window size
+    kSocket = 4,
+    kDevice = 5,    // a character device that is no terminal (/dev/null is 1:3)
+    kOther = 6,     // anything else: a directory, a block device
+  };
+  Kind kind = Kind::kClosed;
+  // The lowest descriptor before this one that is the same file (the same terminal, pipe or
+  // file), and the lowest that is the same open file description (one offset, one set of
+  // flags: what a shell's 2>&1 makes, and what makes two streams interleave in one order);
+  // -1: none.
+  int8_t same_file_as = -1;
+  int8_t same_description_as = -1;
+  // kTerminal: its window size, as TIOCGWINSZ gives it.
+  uint16_t rows = 0;
+  uint16_t columns = 0;
+  uint16_t x_pixels = 0;
+  uint16_t y_pixels = 0;
+  // kDevice: its device number.
+  uint32_t major = 0;
+  uint32_t minor = 0;
+
+  bool operator==(const StandardDescriptor&) const = default;
+};
+inline constexpr uint8_t kLastDescriptorKind = static_cast<uint8_t>(StandardDescriptor::Kind::kOther);
+using StandardDescriptors = std::array<StandardDescriptor, 3>;
 
 struct ThreadInfo {
   search::ThreadId thread;
@@ -103,6 +140,7 @@ struct Trace {
   Command command;
   Options options;
   std::optional<StandardInput> standard_input;  // empty: not recorded (an older trace)
+  std::optional<StandardDescriptors> standard_descriptors;  // empty: not recorded (an older trace)
   std::vector<ThreadInfo> threads;
   std::vector<search::RecordedDecision> decisions;
   std::vector<OutsideWait> outside_waits;

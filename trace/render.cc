@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "trace/object_names.h"
+#include "trace/standard_descriptors.h"
 
 namespace chess::trace {
 namespace {
@@ -184,6 +185,9 @@ std::string RenderText(const Trace& trace) {
       default: out << "a " << InputKindName(input.kind) << " of " << input.bytes.size() << " bytes"; break;
     }
   }
+  out << "\n  standard descriptors: "
+      << (trace.standard_descriptors ? StandardDescriptorsInWords(*trace.standard_descriptors)
+                                     : std::string("not recorded (a trace from before chess-trace kept them)"));
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
   std::map<uint32_t, size_t> column;
@@ -254,6 +258,26 @@ std::string RenderJson(const Trace& trace) {
   if (trace.standard_input) {
     out << "{\"kind\": \"" << InputKindName(trace.standard_input->kind) << "\", \"bytes\": "
         << Quoted(trace.standard_input->bytes) << "}";
+  } else {
+    out << "null";
+  }
+  out << ",\n \"standard_descriptors\": ";
+  if (trace.standard_descriptors) {
+    out << "[";
+    for (int n = 0; n < 3; ++n) {
+      const StandardDescriptor& fd = (*trace.standard_descriptors)[n];
+      out << (n ? ", " : "") << "{\"fd\": " << n << ", \"kind\": \"" << DescriptorKindName(fd.kind) << "\"";
+      if (fd.kind == StandardDescriptor::Kind::kTerminal) {
+        out << ", \"rows\": " << fd.rows << ", \"columns\": " << fd.columns << ", \"x_pixels\": " << fd.x_pixels
+            << ", \"y_pixels\": " << fd.y_pixels;
+      } else if (fd.kind == StandardDescriptor::Kind::kDevice) {
+        out << ", \"major\": " << fd.major << ", \"minor\": " << fd.minor;
+      }
+      auto link = [](int8_t fd) { return fd < 0 ? std::string("null") : std::to_string(fd); };
+      out << ", \"same_file_as\": " << link(fd.same_file_as) << ", \"same_description_as\": " << link(fd.same_description_as)
+          << "}";
+    }
+    out << "]";
   } else {
     out << "null";
   }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 
 #include "trace/codec.h"
 #include "trace/compression.h"
@@ -70,6 +71,7 @@ class Decoder {
         trace_.object_names.push_back(std::move(name));
         return {};
       }
+      case RecordType::kStandardDescriptors: return StandardDescriptors(in);
     }
     return Damaged("an unknown record");
   }
@@ -131,6 +133,69 @@ class Decoder {
     }
     trace_.standard_input = std::move(input);
     return {};
+  }
+
+  Result<void> StandardDescriptors(ByteReader& in) {
+    if (trace_.standard_descriptors) return Damaged("two standard descriptor records");
+    trace::StandardDescriptors descriptors;
+    for (int n = 0; n < 3 && in.ok(); ++n) {
+      StandardDescriptor& fd = descriptors[n];
+      const uint8_t kind = in.U8();
+      const uint8_t same_file = in.U8();
+      const uint8_t same_description = in.U8();
+      if (!in.ok()) break;
+      if (kind > kLastDescriptorKind) return Damaged("a standard descriptor of unknown kind " + std::to_string(kind));
+      if (same_file > n || same_description > n) return Damaged("a standard descriptor the same as a later one");
+      fd.kind = static_cast<StandardDescriptor::Kind>(kind);
+      fd.same_file_as = static_cast<int8_t>(same_file - 1);
+      fd.same_description_as = static_cast<int8_t>(same_description - 1);
+      if (fd.kind == StandardDescriptor::Kind::kTerminal) {
+        uint64_t size[4];
+        for (uint64_t& value : size) value = in.Varint();
+        if (in.ok() && (size[0] > UINT16_MAX || size[1] > UINT16_MAX || size[2] > UINT16_MAX || size[3] > UINT16_MAX)) {
+          return Damaged("a terminal size out of range");
+        }
+        fd.rows = static_cast<uint16_t>(size[0]);
+        fd.columns = static_cast<uint16_t>(size[1]);
+        fd.x_pixels = static_cast<uint16_t>(size[2]);
+        fd.y_pixels = static_cast<uint16_t>(size[3]);
+      } else if (fd.kind == StandardDescriptor::Kind::kDevice) {
+        const uint64_t major = in.Varint();
+        const uint64_t minor = in.Varint();
+        if (in.ok() && (major > UINT32_MAX || minor > UINT32_MAX)) return Damaged("a device number out of range");
+        fd.major = static_cast<uint32_t>(major);
+        fd.minor = static_cast<uint32_t>(minor);
+      }
+      if (auto problem = SharingProblem(descriptors, n)) return Damaged(*problem);
+    }
+    trace_.standard_descriptors = descriptors;
+    return {};
+  }
+
+  // What is wrong with descriptor n's links to the ones before it, if anything: each names the
+  // lowest descriptor it shares with, which is then of the same kind and size, and one open
+  // file description is one file.
+  static std::optional<std::string> SharingProblem(const trace::StandardDescriptors& descriptors, int n) {
+    const StandardDescriptor& fd = descriptors[n];
+    if (fd.same_file_as < 0) {
+      if (fd.same_description_as >= 0) return "a standard descriptor that shares its description but not its file";
+      return std::nullopt;
+    }
+    if (fd.kind == StandardDescriptor::Kind::kClosed) return "a closed standard descriptor the same as another";
+    StandardDescriptor first = descriptors[fd.same_file_as];
+    if (first.same_file_as >= 0) return "a standard descriptor the same as one that is not the first of its file";
+    first.same_file_as = fd.same_file_as;
+    first.same_description_as = fd.same_description_as;
+    if (!(first == fd)) return "a standard descriptor the same file as one of another kind or size";
+    if (fd.same_description_as >= 0) {
+      const StandardDescriptor& shared = descriptors[fd.same_description_as];
+      if (shared.same_description_as >= 0) {
+        return "a standard descriptor the same as one that is not the first of its description";
+      }
+      const int8_t file_of_shared = shared.same_file_as >= 0 ? shared.same_file_as : fd.same_description_as;
+      if (file_of_shared != fd.same_file_as) return "a standard descriptor whose description is not its file's";
+    }
+    return std::nullopt;
   }
 
   Result<void> Decision(ByteReader& in) {

@@ -118,6 +118,23 @@ void TraceWriter::WriteStandardInput(const StandardInput& input) {
   Emit(RecordType::kStandardInput, scratch_.bytes());
 }
 
+void TraceWriter::WriteStandardDescriptors(const StandardDescriptors& descriptors) {
+  FlushRepeats();
+  scratch_.Clear();
+  for (const StandardDescriptor& fd : descriptors) {
+    scratch_.U8(static_cast<uint8_t>(fd.kind));
+    scratch_.U8(static_cast<uint8_t>(fd.same_file_as + 1));
+    scratch_.U8(static_cast<uint8_t>(fd.same_description_as + 1));
+    if (fd.kind == StandardDescriptor::Kind::kTerminal) {
+      for (uint16_t value : {fd.rows, fd.columns, fd.x_pixels, fd.y_pixels}) scratch_.Varint(value);
+    } else if (fd.kind == StandardDescriptor::Kind::kDevice) {
+      scratch_.Varint(fd.major);
+      scratch_.Varint(fd.minor);
+    }
+  }
+  Emit(RecordType::kStandardDescriptors, scratch_.bytes());
+}
+
 void TraceWriter::WriteThread(const ThreadInfo& thread) {
   FlushRepeats();
   scratch_.Clear();

@@ -26,6 +26,7 @@ class TraceWriter {
   void WriteCommand(const Command& command);
   void WriteOptions(const Options& options);
   void WriteStandardInput(const StandardInput& input);
+  void WriteStandardDescriptors(const StandardDescriptors& descriptors);
   void WriteThread(const ThreadInfo& thread);
   void WriteObjectName(const ObjectName& name);
   void WriteDecision(const search::RecordedDecision& decision);

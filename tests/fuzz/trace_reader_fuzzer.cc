@@ -88,6 +88,7 @@ bool SameTrace(const Trace& a, const Trace& b) {
                             a.standard_input->bytes != b.standard_input->bytes))) {
     return false;
   }
+  if (a.standard_descriptors != b.standard_descriptors) return false;
   for (size_t i = 0; i < a.threads.size(); ++i) {
     if (a.threads[i].thread != b.threads[i].thread || a.threads[i].pid != b.threads[i].pid || a.threads[i].tid != b.threads[i].tid) {
       return false;
@@ -131,6 +132,7 @@ void RoundTrip(const Trace& trace) {
     writer.WriteCommand(trace.command);
     if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
     writer.WriteOptions(trace.options);
+    if (trace.standard_descriptors) writer.WriteStandardDescriptors(*trace.standard_descriptors);
     for (const auto& thread : trace.threads) writer.WriteThread(thread);
     size_t wait = 0;
     for (size_t i = 0; i < trace.decisions.size(); ++i) {
@@ -177,8 +179,19 @@ void Check(std::string_view bytes) {
   for (const auto& wait : trace->outside_waits) {
     if (wait.nanos < 0) Fail("accepted a negative outside wait");
   }
-  if (trace->outcome && static_cast<int>(trace->outcome->outcome) > static_cast<int>(chess::search::Outcome::kError)) {
+  if (trace->outcome && static_cast<int>(trace->outcome->outcome) > static_cast<int>(chess::search::Outcome::kUnsupported)) {
     Fail("an outcome out of range");
+  }
+  if (trace->standard_descriptors) {
+    const auto& fds = *trace->standard_descriptors;
+    for (int n = 0; n < 3; ++n) {
+      const auto& fd = fds[n];
+      if (static_cast<int>(fd.kind) > chess::trace::kLastDescriptorKind) Fail("a descriptor kind out of range");
+      if (fd.same_file_as >= n || fd.same_description_as >= n) Fail("a descriptor the same as a later one");
+      if (fd.same_description_as >= 0 && fd.same_file_as < 0) Fail("one description that is not one file");
+      if (fd.same_file_as >= 0 && fds[fd.same_file_as].kind != fd.kind) Fail("one file of two kinds");
+      if (fd.same_file_as >= 0 && fd.kind == chess::trace::StandardDescriptor::Kind::kClosed) Fail("a closed file shared");
+    }
   }
   if (trace->decisions.size() > kMaxDecisionsToRender) return;
   // Rendering bounded by threads × decisions in the text timeline.

@@ -235,6 +235,98 @@ TEST(TraceRecords, ObjectNamesDecodeAndAnEmptyOrOverlongNameIsRefused) {
   ExpectRefused(cut, "");
 }
 
+// A standard descriptors record: for each of 0-2, kind, same file as (fd + 1), same description
+// as (fd + 1), then a terminal's four sizes or a device's two numbers.
+struct DescriptorFields {
+  uint8_t kind = 0;
+  uint8_t same_file = 0;
+  uint8_t same_description = 0;
+  std::vector<uint64_t> numbers;
+};
+ByteWriter DescriptorsPayload(const std::vector<DescriptorFields>& fds) {
+  ByteWriter w;
+  for (const DescriptorFields& fd : fds) {
+    w.U8(fd.kind);
+    w.U8(fd.same_file);
+    w.U8(fd.same_description);
+    for (uint64_t number : fd.numbers) w.Varint(number);
+  }
+  return w;
+}
+
+TEST(TraceRecords, StandardDescriptorsDecodeWithTheirLinks) {
+  Stream s;
+  // /dev/null; a 132×43 terminal; the same terminal, by the same description (2>&1).
+  s.Command().Options()
+      .Record(RecordType::kStandardDescriptors,
+              DescriptorsPayload({{5, 0, 0, {1, 3}}, {3, 0, 0, {43, 132, 0, 0}}, {3, 2, 2, {43, 132, 0, 0}}}))
+      .End();
+  auto trace = Parse(s);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_TRUE(trace->standard_descriptors.has_value());
+  const StandardDescriptors& fds = *trace->standard_descriptors;
+  EXPECT_EQ(fds[0].kind, StandardDescriptor::Kind::kDevice);
+  EXPECT_EQ(fds[0].major, 1u);
+  EXPECT_EQ(fds[0].minor, 3u);
+  EXPECT_EQ(fds[1].kind, StandardDescriptor::Kind::kTerminal);
+  EXPECT_EQ(fds[1].columns, 132);
+  EXPECT_EQ(fds[1].rows, 43);
+  EXPECT_EQ(fds[1].same_file_as, -1);
+  EXPECT_EQ(fds[2].same_file_as, 1);
+  EXPECT_EQ(fds[2].same_description_as, 1);
+
+  Stream none;
+  none.Command().Options().End();
+  auto older = Parse(none);
+  ASSERT_TRUE(older.ok()) << older.error();
+  EXPECT_FALSE(older->standard_descriptors.has_value());
+}
+
+TEST(TraceRecords, StandardDescriptorsThatCannotBeAreRefused) {
+  const DescriptorFields file{1, 0, 0, {}};
+  const DescriptorFields terminal{3, 0, 0, {24, 80, 0, 0}};
+  const std::vector<std::pair<std::vector<DescriptorFields>, std::string>> cases = {
+      {{{kLastDescriptorKind + 1, 0, 0, {}}, file, file}, "unknown kind 7"},
+      {{{1, 1, 0, {}}, file, file}, "the same as a later one"},          // fd 0 the same as itself
+      {{file, {1, 3, 0, {}}, file}, "the same as a later one"},          // fd 1 the same as fd 2
+      {{file, {1, 0, 1, {}}, file}, "shares its description but not its file"},
+      {{file, {2, 1, 0, {}}, file}, "the same file as one of another kind"},
+      {{{0, 0, 0, {}}, {0, 1, 0, {}}, file}, "a closed standard descriptor the same as another"},
+      {{terminal, {3, 1, 0, {24, 81, 0, 0}}, file}, "the same file as one of another kind or size"},
+      {{file, {1, 1, 0, {}}, {1, 2, 0, {}}}, "not the first of its file"},
+      {{file, {1, 1, 1, {}}, {1, 1, 2, {}}}, "not the first of its description"},
+      {{file, {1, 0, 0, {}}, {1, 1, 2, {}}}, "whose description is not its file's"},  // fd 1 is not fd 0's file
+      {{terminal, {3, 0, 0, {24, 80, 0, 0}}, {3, 1, 2, {24, 80, 0, 0}}}, "whose description is not its file's"},
+      {{{3, 0, 0, {24, 65536, 0, 0}}, file, file}, "a terminal size out of range"},
+      {{{5, 0, 0, {uint64_t{1} << 32, 3}}, file, file}, "a device number out of range"},
+  };
+  for (const auto& [fds, message] : cases) {
+    Stream s;
+    s.Command().Options().Record(RecordType::kStandardDescriptors, DescriptorsPayload(fds)).End();
+    ExpectRefused(s, message);
+  }
+  Stream twice;
+  twice.Command().Options()
+      .Record(RecordType::kStandardDescriptors, DescriptorsPayload({file, file, file}))
+      .Record(RecordType::kStandardDescriptors, DescriptorsPayload({file, file, file}))
+      .End();
+  ExpectRefused(twice, "two standard descriptor records");
+  // Two descriptors only, a terminal without its sizes, a byte too many.
+  Stream short_record;
+  short_record.Command().Options().Record(RecordType::kStandardDescriptors, DescriptorsPayload({file, file})).End();
+  ExpectRefused(short_record, "malformed");
+  Stream no_size;
+  no_size.Command().Options()
+      .Record(RecordType::kStandardDescriptors, DescriptorsPayload({file, file, {3, 0, 0, {24, 80}}}))
+      .End();
+  ExpectRefused(no_size, "malformed");
+  ByteWriter longer = DescriptorsPayload({file, file, file});
+  longer.U8(0);
+  Stream too_long;
+  too_long.Command().Options().Record(RecordType::kStandardDescriptors, longer).End();
+  ExpectRefused(too_long, "malformed");
+}
+
 TEST(TraceRecords, RecordTypeZeroAndUnknownTypes) {
   for (uint8_t type : {uint8_t{0}, uint8_t{kLastRecordType + 1}, uint8_t{0x7f}, uint8_t{0xff}}) {
     Stream s;

@@ -91,6 +91,33 @@ TEST(TraceRender, SyncOperationsNameTheirObjectsWhereTheTraceDoes) {
   EXPECT_EQ(unnamed.find("objects of the sync operations"), std::string::npos) << unnamed;
 }
 
+TEST(TraceRender, StandardDescriptorsInTextAndJson) {
+  Trace trace = test_support::SmallTrace(2, 0);
+  EXPECT_NE(RenderText(trace).find("  standard descriptors: stdin /dev/null, stdout a terminal (80×24), stderr the same "
+                                   "as stdout\n"),
+            std::string::npos)
+      << RenderText(trace);
+  const std::string json = RenderJson(trace);
+  EXPECT_NE(json.find("\"standard_descriptors\": [{\"fd\": 0, \"kind\": \"device\", \"major\": 1, \"minor\": 3, "
+                      "\"same_file_as\": null, \"same_description_as\": null}, {\"fd\": 1, \"kind\": \"terminal\", "
+                      "\"rows\": 24, \"columns\": 80, \"x_pixels\": 0, \"y_pixels\": 0, \"same_file_as\": null, "
+                      "\"same_description_as\": null}, {\"fd\": 2, \"kind\": \"terminal\", \"rows\": 24, \"columns\": 80, "
+                      "\"x_pixels\": 0, \"y_pixels\": 0, \"same_file_as\": 1, \"same_description_as\": 1}]"),
+            std::string::npos)
+      << json;
+  using Kind = StandardDescriptor::Kind;
+  trace.standard_descriptors = StandardDescriptors{
+      StandardDescriptor{.kind = Kind::kClosed}, StandardDescriptor{.kind = Kind::kFile},
+      StandardDescriptor{.kind = Kind::kFile, .same_file_as = 1}};
+  EXPECT_NE(RenderText(trace).find("standard descriptors: stdin closed, stdout a file, stderr a file, the same one as "
+                                   "stdout but opened apart\n"),
+            std::string::npos)
+      << RenderText(trace);
+  trace.standard_descriptors.reset();
+  EXPECT_NE(RenderText(trace).find("standard descriptors: not recorded"), std::string::npos);
+  EXPECT_NE(RenderJson(trace).find("\"standard_descriptors\": null"), std::string::npos);
+}
+
 TEST(TraceRender, TextOfATraceCutShort) {
   Trace trace = test_support::SmallTrace(2, 0);
   trace.outcome.reset();

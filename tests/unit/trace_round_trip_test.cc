@@ -273,6 +273,50 @@ TEST(TraceRoundTrip, StandardInputOfEveryKind) {
   }
 }
 
+TEST(TraceRoundTrip, StandardDescriptorsOfEveryKindAndSharing) {
+  using Kind = StandardDescriptor::Kind;
+  const StandardDescriptor closed{};
+  const StandardDescriptor file{.kind = Kind::kFile};
+  const StandardDescriptor pipe{.kind = Kind::kPipe};
+  const StandardDescriptor socket{.kind = Kind::kSocket};
+  const StandardDescriptor other{.kind = Kind::kOther};
+  const StandardDescriptor null{.kind = Kind::kDevice, .major = 1, .minor = 3};
+  const StandardDescriptor big{.kind = Kind::kDevice, .major = UINT32_MAX, .minor = UINT32_MAX};
+  const StandardDescriptor terminal{.kind = Kind::kTerminal, .rows = 65535, .columns = 1, .x_pixels = 640, .y_pixels = 480};
+  auto same = [](StandardDescriptor fd, int8_t file_of, int8_t description_of) {
+    fd.same_file_as = file_of;
+    fd.same_description_as = description_of;
+    return fd;
+  };
+  const std::vector<StandardDescriptors> cases = {
+      {closed, closed, closed},
+      {null, file, file},  // explore's: two files apart
+      {pipe, socket, other},
+      {big, pipe, same(pipe, 1, 1)},  // 2>&1 onto a pipe
+      {terminal, same(terminal, 0, 0), same(terminal, 0, 0)},  // a shell in a terminal
+      {terminal, same(terminal, 0, -1), same(terminal, 0, 1)},  // one terminal opened twice
+      {closed, file, same(file, 1, -1)},  // one file opened twice
+  };
+  for (const StandardDescriptors& descriptors : cases) {
+    ScratchDirectory dir;
+    Trace trace = test_support::SmallTrace(3, 3);
+    trace.standard_descriptors = descriptors;
+    ASSERT_TRUE(WriteWholeTrace(dir.File("t"), trace).ok());
+    auto read = ReadTrace(dir.File("t"), kVersion);
+    ASSERT_TRUE(read.ok()) << read.error();
+    ExpectSameTrace(trace, *read);
+  }
+  // A trace written before the record existed reads without it.
+  ScratchDirectory dir;
+  Trace older = test_support::SmallTrace(3, 3);
+  older.standard_descriptors.reset();
+  ASSERT_TRUE(WriteWholeTrace(dir.File("t"), older).ok());
+  EXPECT_EQ(CountRecords(ReadFile(dir.File("t"))).count(RecordType::kStandardDescriptors), 0u);
+  auto read = ReadTrace(dir.File("t"), kVersion);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_FALSE(read->standard_descriptors.has_value());
+}
+
 TEST(TraceRoundTrip, AReportTooLongForTheReaderIsCutToFit) {
   ScratchDirectory dir;
   Trace trace = test_support::SmallTrace(3);

@@ -110,6 +110,7 @@ inline Result<void> WriteWholeTrace(const std::string& path, const Trace& trace,
   writer.WriteCommand(trace.command);
   if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
   writer.WriteOptions(trace.options);
+  if (trace.standard_descriptors) writer.WriteStandardDescriptors(*trace.standard_descriptors);
   size_t thread = 0;
   size_t wait = 0;
   for (size_t i = 0; i < trace.decisions.size(); ++i) {
@@ -160,6 +161,10 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   EXPECT_EQ(actual.options.slice_nanos, expected.options.slice_nanos);
   EXPECT_EQ(actual.options.io_points, expected.options.io_points);
   EXPECT_EQ(actual.options.visible_cpus, expected.options.visible_cpus);
+  ASSERT_EQ(actual.standard_descriptors.has_value(), expected.standard_descriptors.has_value());
+  if (expected.standard_descriptors) {
+    EXPECT_TRUE(*actual.standard_descriptors == *expected.standard_descriptors);
+  }
   ASSERT_EQ(actual.threads.size(), expected.threads.size());
   for (size_t i = 0; i < expected.threads.size(); ++i) {
     EXPECT_EQ(actual.threads[i].thread, expected.threads[i].thread) << "thread record " << i;
@@ -231,6 +236,15 @@ inline Trace SmallTrace(int rounds = 40, int varied = 200) {
   trace.options.isolation = 0x6c020000;
   trace.options.slice_nanos = 10'000'000;
   trace.options.visible_cpus = 2;
+  // stdin /dev/null; stdout and stderr one terminal, as a shell gives them.
+  using Kind = StandardDescriptor::Kind;
+  trace.standard_descriptors = StandardDescriptors{StandardDescriptor{.kind = Kind::kDevice, .major = 1, .minor = 3},
+                                                   StandardDescriptor{.kind = Kind::kTerminal, .rows = 24, .columns = 80},
+                                                   StandardDescriptor{.kind = Kind::kTerminal,
+                                                                      .same_file_as = 1,
+                                                                      .same_description_as = 1,
+                                                                      .rows = 24,
+                                                                      .columns = 80}};
   trace.threads = {{search::ThreadId{0}, 2, 2}, {search::ThreadId{1}, 2, 3}};
   constexpr int64_t kExecve = 59, kClone3 = 435, kSchedYield = 24, kExitGroup = 231;
   trace.decisions.push_back(MakeDecision(std::nullopt, search::OpKind::kSyscall, -1, 0, 0));
