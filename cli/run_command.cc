@@ -34,7 +34,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
   run->add_option("--report", options.report_path, "Write a JSON report (schema 2) to FILE")
       ->type_name("FILE");
   run->add_option("--trace", options.trace_path,
-                  "Record the execution in FILE (zstd-compressed): `chess-trace replay FILE` runs it "
+                  "Record the execution in FILE (a zstd file: `zstd -dc FILE` gives its records): `chess-trace replay FILE` runs it "
                   "again exactly, `chess-trace show FILE` draws its schedule")
       ->type_name("FILE");
   run->add_flag("--force", options.force, "Replace the --trace file if it exists");

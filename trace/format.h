@@ -1,6 +1,7 @@
 // The trace file format (docs/trace-format.md): what a recorded execution is made of. A trace
-// is a small uncompressed header, a zstd frame holding a stream of typed records, and a
-// trailer with the length and a checksum of that stream.
+// is a small header, a zstd frame holding a stream of typed records, and a trailer with the
+// length of that stream and a checksum of the file; the header and the trailer are zstd
+// skippable frames (trace/container.h), so the whole file is a zstd file.
 #pragma once
 
 #include <array>
@@ -17,7 +18,9 @@ namespace chess::trace {
 
 inline constexpr char kMagic[8] = {'C', 'H', 'E', 'S', 'S', 'T', 'R', 'C'};
 inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'};
-inline constexpr uint16_t kFormatVersion = 1;
+// 2: the header and the trailer are zstd skippable frames (a trace is a zstd file), and the
+// object-name and standard-descriptors records exist; 1 is still read.
+inline constexpr uint16_t kFormatVersion = 2;
 // The longest string a record may hold (an argument, a variable, a message, a report); the
 // reader refuses longer ones, and the writer cuts what it writes to fit.
 inline constexpr size_t kMaxRecordString = size_t{1} << 20;

@@ -9,6 +9,7 @@
 
 #include "trace/codec.h"
 #include "trace/compression.h"
+#include "trace/container.h"
 
 namespace chess::trace {
 namespace {
@@ -20,13 +21,7 @@ constexpr size_t kMaxDecisions = 10'000'000;
 constexpr size_t kMaxString = kMaxRecordString;
 constexpr size_t kMaxInput = size_t{1} << 31;  // standard input (chess-trace reads at most 256 MiB)
 constexpr size_t kMaxStrings = 1 << 20;
-constexpr size_t kMaxToolVersion = 256;
 
-uint64_t GetLittleEndian(std::string_view bytes, size_t offset, int size) {
-  uint64_t value = 0;
-  for (int i = size - 1; i >= 0; --i) value = (value << 8) | static_cast<uint8_t>(bytes[offset + i]);
-  return value;
-}
 
 Error Damaged(const std::string& what) { return Error{"the trace is damaged: " + what}; }
 
@@ -278,39 +273,17 @@ class Decoder {
 }  // namespace
 
 Result<Trace> ParseTrace(std::string_view bytes, const std::string& reader_version) {
-  constexpr size_t kHeaderFixed = sizeof(kMagic) + 2 + 2;
-  if (bytes.size() < kHeaderFixed || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0) {
-    return Error{"not a chess-trace trace (it does not start with the trace magic)"};
-  }
+  auto parts = SplitContainer(bytes, reader_version);
+  if (!parts) return Error{parts.error()};
   Trace trace;
-  trace.format_version = static_cast<uint16_t>(GetLittleEndian(bytes, sizeof(kMagic), 2));
-  const size_t tool_length = GetLittleEndian(bytes, sizeof(kMagic) + 2, 2);
-  if (tool_length > kMaxToolVersion || kHeaderFixed + tool_length > bytes.size()) {
-    return Damaged("its header is cut short");
-  }
-  trace.tool_version.assign(bytes.data() + kHeaderFixed, tool_length);
-  if (trace.format_version > kFormatVersion) {
-    return Error{"the trace was produced by chess-trace " + trace.tool_version + " (trace format " +
-                 std::to_string(trace.format_version) + "); this is chess-trace " + reader_version +
-                 ", which reads format " + std::to_string(kFormatVersion) + " and older: use that version or a newer one"};
-  }
-  if (trace.format_version == 0) return Damaged("format version 0");
-  const size_t header = kHeaderFixed + tool_length;
-  if (bytes.size() < header + kTrailerSize) return Damaged("it is cut short (no trailer)");
-  const size_t trailer = bytes.size() - kTrailerSize;
-  if (std::memcmp(bytes.data() + trailer, kTrailerMagic, sizeof(kTrailerMagic)) != 0) {
-    return Damaged("its trailer is missing: the file was cut short, or the run was killed while writing it");
-  }
-  const uint64_t stream_length = GetLittleEndian(bytes, trailer + 8, 8);
-  const uint64_t file_hash = GetLittleEndian(bytes, trailer + 16, 8);
-  if (Fnv1a64(bytes.data(), trailer) != file_hash) {
-    return Damaged("its checksum does not match: a byte changed after it was written");
-  }
+  trace.format_version = parts->format_version;
+  trace.tool_version = parts->tool_version;
+  const uint64_t stream_length = parts->stream_length;
   if (stream_length > kMaxStream) return Damaged("its trailer claims " + std::to_string(stream_length) + " bytes of records");
   size_t frame_size = 0;
-  auto stream = DecompressFrame(bytes.substr(header, trailer - header), stream_length, &frame_size);
+  auto stream = DecompressFrame(parts->frame, stream_length, &frame_size);
   if (!stream) return Damaged(stream.error());
-  if (frame_size != trailer - header) return Damaged("there are bytes between the records and the trailer");
+  if (frame_size != parts->frame.size()) return Damaged("there are bytes between the records and the trailer");
   if (stream->size() != stream_length) {
     return Damaged("the records are " + std::to_string(stream->size()) + " bytes, the trailer says " + std::to_string(stream_length));
   }

@@ -8,12 +8,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "trace/container.h"
+
 namespace chess::trace {
 namespace {
-
-void PutLittleEndian(std::string& out, uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>(value >> (8 * i)));
-}
 
 // A message or report cut to what a reader accepts, with a note that it was.
 std::string Fitting(const std::string& text) {
@@ -54,10 +52,7 @@ Result<void> TraceWriter::OpenFile(const std::string& path, bool replace, const 
   const mode_t mask = umask(0);
   umask(mask);
   fchmod(fd_, 0666 & ~mask);
-  std::string header(kMagic, sizeof(kMagic));
-  PutLittleEndian(header, kFormatVersion, 2);
-  PutLittleEndian(header, tool_version.size(), 2);
-  header += tool_version;
+  const std::string header = ContainerHeader(tool_version, kFormatVersion);
   if (write(fd_, header.data(), header.size()) != static_cast<ssize_t>(header.size())) {
     return Error{"cannot write the trace " + path + ": " + std::strerror(errno)};
   }
@@ -225,11 +220,9 @@ Result<void> TraceWriter::Finish() {
   Emit(RecordType::kEnd, scratch_.bytes());
   if (error_) return *error_;
   if (auto ended = frame_.Finish(); !ended) return ended;
-  std::string trailer(kTrailerMagic, sizeof(kTrailerMagic));
-  PutLittleEndian(trailer, stream_length_, 8);
   const std::optional<uint64_t> file_hash = HashWritten();
   if (!file_hash) return Error{"cannot write the trace " + path_ + ": reading it back: " + std::strerror(errno)};
-  PutLittleEndian(trailer, *file_hash, 8);
+  const std::string trailer = ContainerTrailer(stream_length_, *file_hash, kFormatVersion);
   const std::string where = "cannot write the trace " + path_ + ": ";
   if (write(fd_, trailer.data(), trailer.size()) != static_cast<ssize_t>(trailer.size()) || fsync(fd_) != 0) {
     return Error{where + std::strerror(errno)};

@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "trace/container.h"
 #include "trace/format.h"
 #include "trace/render.h"
 #include "trace/trace_reader.h"
@@ -42,23 +43,13 @@ constexpr size_t kMaxDecisionsToRender = 20'000;
 }
 
 std::string Wrap(std::string_view stream) {
-  std::string file(chess::trace::kMagic, sizeof(chess::trace::kMagic));
-  file.push_back(static_cast<char>(chess::trace::kFormatVersion & 0xff));
-  file.push_back(static_cast<char>(chess::trace::kFormatVersion >> 8));
-  const std::string_view tool = "fuzz";
-  file.push_back(static_cast<char>(tool.size()));
-  file.push_back('\0');
-  file += tool;
+  std::string file = chess::trace::ContainerHeader("fuzz", chess::trace::kFormatVersion);
   std::string frame(ZSTD_compressBound(stream.size()), '\0');
   const size_t compressed = ZSTD_compress(frame.data(), frame.size(), stream.data(), stream.size(), 1);
   if (ZSTD_isError(compressed)) Fail("ZSTD_compress failed");
   file.append(frame.data(), compressed);
-  file.append(chess::trace::kTrailerMagic, sizeof(chess::trace::kTrailerMagic));
-  const uint64_t length = stream.size();
-  const uint64_t hash = chess::trace::Fnv1a64(file.data(), file.size() - sizeof(chess::trace::kTrailerMagic));
-  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(length >> (8 * i)));
-  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(hash >> (8 * i)));
-  return file;
+  return file + chess::trace::ContainerTrailer(stream.size(), chess::trace::Fnv1a64(file.data(), file.size()),
+                                               chess::trace::kFormatVersion);
 }
 
 bool SameDecision(const chess::search::RecordedDecision& a, const chess::search::RecordedDecision& b) {

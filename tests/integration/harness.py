@@ -373,6 +373,39 @@ def replay_stop_signal(chess_trace, signal_name, expected_code, program):
     print(f"ok: a replay stopped by {signal_name} exited {expected_code}, nothing left behind")
 
 
+def trace_is_zstd(chess_trace, program):
+    """A trace is a zstd file: `zstd -t` accepts it, and `zstd -dc` gives its record stream, which
+    begins with the command record (type 1) and ends with the end record (type 8)."""
+    zstd = shutil.which("zstd")
+    if zstd is None:
+        fail("zstd is not installed (apt-get install zstd)")
+    with tempfile.TemporaryDirectory() as out:
+        trace = os.path.join(out, "run.trace")
+        code, _, err = run([chess_trace, "run", "--trace", trace, "--", *program])
+        if not os.path.exists(trace):
+            fail(f"no trace recorded (exit {code}):\n{err}")
+        tested = subprocess.run([zstd, "-t", "-q", trace], capture_output=True)
+        if tested.returncode != 0:
+            fail(f"zstd -t refuses the trace: {tested.stderr.decode(errors='replace')}")
+        stream = subprocess.run([zstd, "-dc", trace], capture_output=True).stdout
+        types = []
+        at = 0
+        while at < len(stream):  # type, varint length, payload
+            types.append(stream[at])
+            length, shift, at = 0, 0, at + 1
+            while at < len(stream):
+                byte = stream[at]
+                at += 1
+                length |= (byte & 0x7f) << shift
+                shift += 7
+                if byte < 0x80:
+                    break
+            at += length
+        if at != len(stream) or not types or types[0] != 1 or types[-1] != 8:
+            fail(f"zstd -dc does not give the record stream: record types {types[:4]} … {types[-4:]}")
+    print(f"ok: the trace is a zstd file of {len(stream)} bytes of records")
+
+
 def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, absent_texts=(), absent_stdout=()):
     code, out, err = run([chess_trace] + arguments)
     if code != expected:
@@ -993,6 +1026,8 @@ def main():
     p.add_argument("signal")
     p.add_argument("code", type=int)
     p.add_argument("program", nargs=argparse.REMAINDER)
+    p = sub.add_parser("trace-is-zstd")
+    p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("exit-code")
     p.add_argument("code", type=int)
     p.add_argument("--stderr", action="append", default=[])
@@ -1079,6 +1114,8 @@ def main():
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
         stop_signal(args.chess_trace, args.signal, args.code, args.program)
+    elif args.check == "trace-is-zstd":
+        trace_is_zstd(args.chess_trace, args.program)
     elif args.check == "replay-stop-signal":
         replay_stop_signal(args.chess_trace, args.signal, args.code, args.program)
     elif args.check == "clean-report-and-log":

@@ -286,11 +286,12 @@ def fnv1a64(data):
 
 def without_descriptors(trace, older):
     """Writes `trace` again without its standard descriptors record (type 11), as a chess-trace
-    from before that record wrote it (docs/trace-format.md)."""
+    from before that record wrote it: in format 1, a bare header and trailer around the zstd
+    frame (docs/trace-format.md). Since format 2 the trace itself is a zstd file."""
     with open(trace, "rb") as f:
         data = f.read()
-    header = 12 + struct.unpack_from("<H", data, 10)[0]
-    stream = subprocess.run(["zstd", "-dcq"], input=data[header:-24], capture_output=True, check=True).stdout
+    tool = data[20:20 + struct.unpack_from("<H", data, 18)[0]]  # after the skippable frame's 8 bytes
+    stream = subprocess.run(["zstd", "-dcq"], input=data, capture_output=True, check=True).stdout
     records = []
     at = 0
     while at < len(stream):
@@ -304,7 +305,7 @@ def without_descriptors(trace, older):
     kept[-1] = (8, put_varint(len(kept) - 1))
     stream = b"".join(bytes([kind]) + put_varint(len(payload)) + payload for kind, payload in kept)
     frame = subprocess.run(["zstd", "-cq", "--check"], input=stream, capture_output=True, check=True).stdout
-    body = data[:header] + frame
+    body = b"CHESSTRC" + struct.pack("<HH", 1, len(tool)) + tool + frame
     with open(older, "wb") as f:
         f.write(body + b"CHESSEND" + struct.pack("<QQ", len(stream), fnv1a64(body)))
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/unit/trace_test_support.h"
+#include "trace/container.h"
 #include "trace/trace_reader.h"
 
 namespace chess::trace {
@@ -33,10 +34,8 @@ Result<Trace> ParseGuarded(std::string_view bytes) {
 }
 
 // Where the tool version sits in the header: the only bytes no length or checksum covers.
-size_t ToolVersionBegin() { return sizeof(kMagic) + 2 + 2; }
-size_t ToolVersionEnd(const std::string& bytes) {
-  return ToolVersionBegin() + (static_cast<uint8_t>(bytes[10]) | (static_cast<uint8_t>(bytes[11]) << 8));
-}
+size_t ToolVersionBegin() { return ToolVersionSpan(SmallTraceBytes()).first; }
+size_t ToolVersionEnd(const std::string& bytes) { return ToolVersionSpan(bytes).second; }
 
 TEST(TraceDamage, TheUndamagedTraceParses) {
   const std::string& bytes = SmallTraceBytes();
@@ -190,16 +189,20 @@ TEST(TraceDamage, TrailingBytesAreRefused) {
 
 std::string WithFormatVersion(uint16_t version) {
   std::string bytes = SmallTraceBytes();
-  bytes[8] = static_cast<char>(version & 0xff);
-  bytes[9] = static_cast<char>(version >> 8);
+  const size_t at = ToolVersionBegin() - 4;  // the version, then the tool version's length
+  bytes[at] = static_cast<char>(version & 0xff);
+  bytes[at + 1] = static_cast<char>(version >> 8);
   return bytes;
 }
 
+constexpr uint16_t kNewer = kFormatVersion + 1;
+const std::string kNewerText = "format " + std::to_string(kNewer);
+
 TEST(TraceDamage, NewerFormatVersionNamesBothVersions) {
-  auto trace = ParseGuarded(WithFormatVersion(2));
+  auto trace = ParseGuarded(WithFormatVersion(kNewer));
   ASSERT_FALSE(trace.ok());
   const std::string& message = trace.error();
-  EXPECT_NE(message.find("format 2"), std::string::npos) << message;
+  EXPECT_NE(message.find(kNewerText), std::string::npos) << message;
   EXPECT_NE(message.find("format " + std::to_string(kFormatVersion)), std::string::npos) << message;
   // Which chess-trace wrote it, and which one is reading.
   EXPECT_NE(message.find("0.1.0-test"), std::string::npos) << message;
@@ -219,11 +222,11 @@ TEST(TraceDamage, FormatVersionZeroIsDamage) {
 TEST(TraceDamage, NewerFormatVersionIsRecognisedEvenWhenTheRestIsDifferent) {
   // A future format may change everything after the header: the version message must still win
   // over "damaged".
-  std::string bytes = WithFormatVersion(2);
+  std::string bytes = WithFormatVersion(kNewer);
   bytes.resize(ToolVersionEnd(bytes) + 5, 'x');
   auto trace = ParseGuarded(bytes);
   ASSERT_FALSE(trace.ok());
-  EXPECT_NE(trace.error().find("format 2"), std::string::npos) << trace.error();
+  EXPECT_NE(trace.error().find(kNewerText), std::string::npos) << trace.error();
 }
 
 }  // namespace

@@ -6,11 +6,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <limits>
 
 #include "tests/unit/trace_test_support.h"
 #include "trace/codec.h"
 #include "trace/compression.h"
+#include "trace/container.h"
 #include "trace/trace_reader.h"
 
 namespace chess::trace {
@@ -20,13 +22,7 @@ constexpr const char* kVersion = "0.1.0-test";
 
 // A whole trace file around `stream`: header, one zstd frame, trailer with its length and hash.
 std::string Container(const std::string& stream, uint16_t format_version = kFormatVersion) {
-  std::string file(kMagic, sizeof(kMagic));
-  file.push_back(static_cast<char>(format_version & 0xff));
-  file.push_back(static_cast<char>(format_version >> 8));
-  const std::string tool = kVersion;
-  file.push_back(static_cast<char>(tool.size()));
-  file.push_back('\0');
-  file += tool;
+  std::string file = ContainerHeader(kVersion, format_version);
   const int fd = memfd_create("frame", MFD_CLOEXEC);
   EXPECT_GE(fd, 0);
   {
@@ -40,12 +36,7 @@ std::string Container(const std::string& stream, uint16_t format_version = kForm
   EXPECT_EQ(pread(fd, compressed.data(), compressed.size(), 0), size);
   close(fd);
   file += compressed;
-  file.append(kTrailerMagic, sizeof(kTrailerMagic));
-  const uint64_t length = stream.size();
-  const uint64_t hash = Fnv1a64(file.data(), file.size() - sizeof(kTrailerMagic));
-  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(length >> (8 * i)));
-  for (int i = 0; i < 8; ++i) file.push_back(static_cast<char>(hash >> (8 * i)));
-  return file;
+  return file + ContainerTrailer(stream.size(), Fnv1a64(file.data(), file.size()), format_version);
 }
 
 // An options record's payload, in the first layout (no sync points byte): the strategy, seed 1,
@@ -530,11 +521,59 @@ TEST(TraceRecords, StreamLengthInTheTrailerIsChecked) {
 TEST(TraceRecords, NewerFormatInAValidContainer) {
   Stream s;
   s.Command().Options().End();
-  test_support::GuardedBuffer buffer(Container(s.bytes(), 3));
+  test_support::GuardedBuffer buffer(Container(s.bytes(), kFormatVersion + 1));
   auto trace = ParseTrace(buffer.view(), kVersion);
   ASSERT_FALSE(trace.ok());
-  EXPECT_NE(trace.error().find("format 3"), std::string::npos) << trace.error();
-  EXPECT_NE(trace.error().find("reads format 1"), std::string::npos) << trace.error();
+  EXPECT_NE(trace.error().find("format " + std::to_string(kFormatVersion + 1)), std::string::npos) << trace.error();
+  EXPECT_NE(trace.error().find("reads format " + std::to_string(kFormatVersion)), std::string::npos) << trace.error();
+}
+
+TEST(TraceRecords, TheFirstFormatsUnframedContainerIsStillRead) {
+  Stream s;
+  s.Command().Options().End();
+  test_support::GuardedBuffer buffer(Container(s.bytes(), 1));
+  auto trace = ParseTrace(buffer.view(), kVersion);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_EQ(trace->format_version, 1);
+}
+
+TEST(TraceRecords, AContainerWhoseLayoutIsNotItsVersionsIsDamage) {
+  Stream s;
+  s.Command().Options().End();
+  // Format 1's bare header claiming format 2, and format 2's frames claiming format 1.
+  std::string bare = Container(s.bytes(), 1);
+  bare[8] = 2;
+  bare.replace(bare.size() - 8, 8, std::string(8, '\0'));  // the checksum does not matter: refused before
+  test_support::GuardedBuffer first(bare);
+  auto trace = ParseTrace(first.view(), kVersion);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().find("header's layout is not format 2's"), std::string::npos) << trace.error();
+  std::string framed = Container(s.bytes(), 2);
+  framed[16] = 1;
+  test_support::GuardedBuffer second(framed);
+  trace = ParseTrace(second.view(), kVersion);
+  ASSERT_FALSE(trace.ok());
+  EXPECT_NE(trace.error().find("header's layout is not format 1's"), std::string::npos) << trace.error();
+}
+
+TEST(TraceRecords, SinceFormatTwoHeaderAndTrailerAreZstdSkippableFrames) {
+  Stream s;
+  s.Command().Options().End();
+  const std::string file = Container(s.bytes(), 2);
+  auto frame_at = [&](size_t at) {
+    uint32_t magic = 0, size = 0;
+    std::memcpy(&magic, file.data() + at, 4);
+    std::memcpy(&size, file.data() + at + 4, 4);
+    return std::pair{magic, size};
+  };
+  const auto [header_magic, header_size] = frame_at(0);
+  EXPECT_EQ(header_magic, kSkippableFrameMagic);
+  EXPECT_EQ(file.substr(8, 8), "CHESSTRC");
+  EXPECT_EQ(header_size, 8u + 2 + 2 + std::string(kVersion).size());
+  const auto [trailer_magic, trailer_size] = frame_at(file.size() - 32);
+  EXPECT_EQ(trailer_magic, kSkippableFrameMagic);
+  EXPECT_EQ(trailer_size, 24u);
+  EXPECT_EQ(file.substr(file.size() - 24, 8), "CHESSEND");
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ TEST(TraceRender, JsonHasEveryRecordAndEscapesControlCharacters) {
   trace.command.argv.push_back("quote\" backslash\\ newline\n tab\t bell\x07");
   trace.outcome->message = "line one\nline two";
   const std::string json = RenderJson(trace);
-  EXPECT_NE(json.find("\"format_version\": 1"), std::string::npos);
+  EXPECT_NE(json.find("\"format_version\": 2"), std::string::npos);
   EXPECT_NE(json.find("quote\\\" backslash\\\\ newline\\n tab\\t bell\\u0007"), std::string::npos) << json;
   EXPECT_NE(json.find("\"message\": \"line one\\nline two\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"epoch\": 1704067200000000000"), std::string::npos) << json;

@@ -13,6 +13,7 @@
 #include "tests/unit/trace_test_support.h"
 #include "trace/codec.h"
 #include "trace/compression.h"
+#include "trace/container.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
 
@@ -33,11 +34,13 @@ constexpr const char* kVersion = "0.1.0-test";
 // given (decisions, repeats…).
 std::map<RecordType, size_t> CountRecords(const std::string& file) {
   std::map<RecordType, size_t> counts;
-  const size_t tool_length = static_cast<uint8_t>(file[10]) | (static_cast<uint8_t>(file[11]) << 8);
-  const size_t header = 12 + tool_length;
+  auto parts = SplitContainer(file, kVersion);
+  if (!parts) {
+    ADD_FAILURE() << parts.error();
+    return counts;
+  }
   size_t frame_size = 0;
-  auto stream = DecompressFrame(std::string_view(file).substr(header, file.size() - header - kTrailerSize),
-                                size_t{1} << 32, &frame_size);
+  auto stream = DecompressFrame(parts->frame, size_t{1} << 32, &frame_size);
   if (!stream) {
     ADD_FAILURE() << stream.error();
     return counts;
