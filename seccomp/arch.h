@@ -2,6 +2,7 @@
 // filter names syscalls. Numbers newer than the C library's headers are spelled out here.
 #pragma once
 
+#include <linux/audit.h>
 #include <sys/syscall.h>
 
 #include <cstdint>
@@ -10,6 +11,8 @@ namespace chess::seccomp {
 
 #if defined(__x86_64__)
 inline constexpr const char* kArchName = "x86_64";
+// struct seccomp_data's `arch` for a native syscall.
+inline constexpr uint32_t kAuditArch = AUDIT_ARCH_X86_64;
 // Linux 6.7 futex2 calls; Debian 12's headers predate them.
 inline constexpr long kSysFutexWake = 454;
 inline constexpr long kSysFutexWait = 455;

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 
 #include <algorithm>
 #include <vector>
@@ -141,6 +142,11 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_io_uring_setup, "io_uring_setup", F::kRefused, false, {A::kInt, A::kAddr, _, _, _, _}},
       {SYS_userfaultfd, "userfaultfd", F::kRefused, false, {A::kFlags, _, _, _, _, _}},
       {SYS_ptrace, "ptrace", F::kRefused, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
+      // The program's own seccomp filters: chess-trace keeps a copy, so that nothing it injects
+      // or rewrites is a call they refuse. prctl only for PR_SET_SECCOMP (an int).
+      {SYS_seccomp, "seccomp", F::kSeccomp, false, {A::kInt, A::kFlags, A::kAddr, _, _, _}},
+      {SYS_prctl, "prctl", F::kSeccomp, false, {A::kInt, A::kInt, A::kAddr, _, _, _},
+       {0, 0xffffffff, {PR_SET_SECCOMP, 0}, 1}},
   };
   for (long i = 0; i < kHypercallCount; ++i) {
     rows.push_back({kHypercallFirst + i, "chess_hypercall", F::kHypercall, false,
@@ -183,6 +189,7 @@ std::string_view FamilyName(SyscallFamily family) {
     case F::kRandom: return "random";
     case F::kTimer: return "timer";
     case F::kPublish: return "publish";
+    case F::kSeccomp: return "seccomp";
   }
   return "unknown";
 }

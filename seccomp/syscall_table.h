@@ -37,6 +37,7 @@ enum class SyscallFamily : uint16_t {
   kRandom,       // getrandom: answered from the run's seeded generator
   kTimer,        // alarm, itimers, POSIX timers, timerfd settings: kept in virtual time
   kPublish,      // bind, connect, unlink, rename, mkdir, open(O_CREAT)…: names other processes see
+  kSeccomp,      // seccomp, prctl(PR_SET_SECCOMP): the program installs a filter of its own
 };
 
 std::string_view FamilyName(SyscallFamily family);

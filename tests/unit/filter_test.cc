@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <linux/audit.h>
+#include <linux/seccomp.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
@@ -9,13 +10,13 @@
 #include <cerrno>
 
 #include "seccomp/arch.h"
-#include "tests/unit/bpf_interpreter.h"
+#include "seccomp/bpf_interpreter.h"
 
 namespace chess::seccomp {
 namespace {
 
-seccomp_data Call(int nr, uint32_t arch = AUDIT_ARCH_X86_64) {
-  seccomp_data data{};
+SyscallData Call(int nr, uint32_t arch = AUDIT_ARCH_X86_64) {
+  SyscallData data{};
   data.nr = nr;
   data.arch = arch;
   return data;
@@ -25,7 +26,7 @@ TEST(Filter, EveryTableRowTrapsWithItsFamilyAndEverythingElseRuns) {
   auto program = CompileFilter(SyscallTable());
   ASSERT_TRUE(program.ok()) << program.error();
   for (int nr = 0; nr < 1100; ++nr) {
-    auto verdict = testing::RunSeccompFilter(program->instructions, Call(nr));
+    auto verdict = RunFilter(program->instructions, Call(nr));
     ASSERT_TRUE(verdict.has_value()) << "filter did not return for nr " << nr;
     if (const SyscallRow* row = FindSyscall(nr)) {
       const uint64_t zero_args[6] = {};
@@ -44,9 +45,9 @@ TEST(Filter, ConditionalRowsTrapOnlyTheCallsThatCanWait) {
   auto program = CompileFilter(SyscallTable());
   ASSERT_TRUE(program.ok()) << program.error();
   auto verdict = [&](int nr, uint64_t arg1) {
-    seccomp_data data = Call(nr);
+    SyscallData data = Call(nr);
     data.args[1] = arg1;
-    return testing::RunSeccompFilter(program->instructions, data).value_or(0);
+    return RunFilter(program->instructions, data).value_or(0);
   };
   const uint32_t lock_trap = SECCOMP_RET_TRACE | static_cast<uint16_t>(SyscallFamily::kFileLock);
   EXPECT_EQ(verdict(SYS_fcntl, F_SETLKW), lock_trap);
@@ -63,10 +64,10 @@ TEST(Filter, ConditionalRowsTrapOnlyTheCallsThatCanWait) {
 TEST(Filter, ForeignAbisFailWithEnosysInsteadOfEscapingTheSerializer) {
   auto program = CompileFilter(SyscallTable());
   ASSERT_TRUE(program.ok());
-  auto i386 = testing::RunSeccompFilter(program->instructions, Call(240 /* futex */, AUDIT_ARCH_I386));
+  auto i386 = RunFilter(program->instructions, Call(240 /* futex */, AUDIT_ARCH_I386));
   ASSERT_TRUE(i386.has_value());
   EXPECT_EQ(*i386, SECCOMP_RET_ERRNO | ENOSYS);
-  auto x32 = testing::RunSeccompFilter(program->instructions, Call(0x40000000 | SYS_futex));
+  auto x32 = RunFilter(program->instructions, Call(0x40000000 | SYS_futex));
   ASSERT_TRUE(x32.has_value());
   EXPECT_EQ(*x32, SECCOMP_RET_ERRNO | ENOSYS);
 }

@@ -25,7 +25,8 @@ TEST(SyscallTable, TrapsWhatTheSupervisorMustSee) {
                   kSysFutexWait, kSysFutexWake, kSysFutexRequeue, long{SYS_execve}, long{SYS_vfork},
                   long{SYS_wait4}, long{SYS_kill}, long{SYS_read}, long{SYS_accept4}, long{SYS_write},
                   long{SYS_poll}, long{SYS_epoll_wait}, long{SYS_pselect6}, long{SYS_rt_sigsuspend},
-                  long{SYS_restart_syscall}, long{SYS_flock}, long{SYS_semop}, long{SYS_splice}}) {
+                  long{SYS_restart_syscall}, long{SYS_flock}, long{SYS_semop}, long{SYS_splice},
+                  long{SYS_seccomp}, long{SYS_prctl}}) {
     EXPECT_NE(FindSyscall(nr), nullptr) << SyscallName(nr);
   }
   EXPECT_EQ(FindSyscall(SYS_getppid), nullptr);
