@@ -192,6 +192,7 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
       return kExitError;
     }
     AddPreload(spec.env, *shim);
+    prepared.options.preload_shim = true;
   }
   spec.cwd = settings.cwd;
   spec.cpu = pinning->cpu;

@@ -1,5 +1,5 @@
-/* What every wrapper does besides calling the real function: ask whether chess-trace is there,
- * announce the operation, and keep the calling thread's held-lock list. */
+/* What every wrapper does besides calling the real function: find out whether chess-trace is
+ * there, announce the operation, and keep the calling thread's held-lock list. */
 #ifndef CHESS_PRELOAD_ANNOUNCE_H
 #define CHESS_PRELOAD_ANNOUNCE_H
 
@@ -13,8 +13,8 @@
 #define CHESS_EXPORT __attribute__((visibility("default")))
 
 enum chess_mode {
-  CHESS_MODE_UNKNOWN = 0, /* before the first hello: the constructor or an earlier wrapper asks */
-  CHESS_MODE_INERT = 1,   /* no supervisor (or one that refused us): never another hypercall */
+  CHESS_MODE_UNKNOWN = 0, /* before the first look: the constructor or an earlier wrapper looks */
+  CHESS_MODE_INERT = 1,   /* no supervisor (or one of another ABI version): never a hypercall */
   CHESS_MODE_ACTIVE = 2,
 };
 extern int chess_mode;
@@ -24,12 +24,13 @@ static inline int chess_inert(void) {
   return __builtin_expect(__atomic_load_n(&chess_mode, __ATOMIC_RELAXED) == CHESS_MODE_INERT, 1);
 }
 
-/* Says hello to the supervisor once per process (forked children inherit the answer) and
- * returns the mode. */
+/* Looks once per process image for chess-trace's control word in the auxiliary vector
+ * (seccomp/hypercall_abi.h; forked children inherit the answer) and returns the mode. */
 enum chess_mode chess_decide_mode(void);
 
 /* When the shim is active: registers the calling thread's state if it has not yet, announces
- * `op` on `object` (a scheduling point), and returns 1. Otherwise returns 0 and does nothing. */
+ * `op` on `object` (a scheduling point), and returns 1. Otherwise (or once chess-trace has let
+ * the program go) returns 0 and does nothing. */
 int chess_announce(uint32_t op, const void *object);
 
 /* The calling thread's held-lock list; call only after chess_announce returned 1. */

@@ -1,9 +1,10 @@
 /* Process start. Resolving the real functions here, in the constructor, means that later calls
  * (in signal handlers, in threads) never enter the dynamic linker; wrappers that run earlier,
  * from constructors of libraries initialised before this one, resolve on their first call
- * instead (real_functions.c). The hello is made here too, so a process without a supervisor
- * pays for one failed system call and is inert from then on. A forked child keeps the answer,
- * as it is still under the same supervisor; an exec loads the shim afresh and asks again. */
+ * instead (real_functions.c). The mode is decided here too, from the auxiliary vector, so a
+ * process without a supervisor is inert from then on without having made a system call. A
+ * forked child keeps the answer, as it is still under the same supervisor; an exec loads the
+ * shim afresh and looks again. */
 #include <pthread.h>
 #include <stddef.h>
 

@@ -14,6 +14,7 @@
 #include "preload/real_functions.h"
 
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 
@@ -41,8 +42,13 @@ static const struct real_symbol real_symbols[CHESS_REAL_COUNT] = {
 /* What dlsym found, by id; written once by the resolving thread before `resolution_done`. */
 static void *resolved[CHESS_REAL_COUNT];
 static int resolution_done;
-/* The thread id of the thread inside resolve_all(), 0 when none is. */
+/* The identity (below) of the thread inside resolve_all(), 0 when none is. */
 static long resolver_tid;
+
+/* Which thread this is, without a system call (a sandboxed program's seccomp filter may refuse
+ * gettid): the address of a thread-local variable is the thread's own. */
+static _Thread_local char thread_marker;
+static long chess_thread_identity(void) { return (long)(uintptr_t)&thread_marker; }
 
 static void *function_for_first_call(enum chess_real_id id);
 
@@ -98,7 +104,7 @@ static void resolve_all(void) {
  * not wait for it (it is inside it, or another thread is). */
 static int try_resolve(void) {
   if (__atomic_load_n(&resolution_done, __ATOMIC_ACQUIRE)) return 1;
-  long self = chess_raw_syscall0(SYS_gettid);
+  long self = chess_thread_identity();
   long expected = 0;
   if (!__atomic_compare_exchange_n(&resolver_tid, &expected, self, 0, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE))
@@ -136,7 +142,7 @@ static void *function_for_first_call(enum chess_real_id id) {
     if (address != NULL) return address;
     /* No libc definition to fall back on (not glibc?): all that is left is to wait, which is
      * safe only when another thread is the one resolving. */
-    if (__atomic_load_n(&resolver_tid, __ATOMIC_ACQUIRE) == chess_raw_syscall0(SYS_gettid))
+    if (__atomic_load_n(&resolver_tid, __ATOMIC_ACQUIRE) == chess_thread_identity())
       die_without(symbol->name);
     chess_raw_syscall0(SYS_sched_yield);
   }

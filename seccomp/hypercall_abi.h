@@ -1,6 +1,32 @@
 /* The hypercall ABI between the preload shim (plain C) and the supervisor.
- * A hypercall is syscall(CHESS_HYPERCALL_BASE + n, args...). Numbers must match seccomp/arch.h.
- * Natively (no supervisor) every hypercall fails with ENOSYS, so the shim can stay silent. */
+ *
+ * How the shim learns that chess-trace runs it. At the exec of every program image chess-trace
+ * adds two entries to the image's auxiliary vector, which the C library's getauxval scans:
+ *   CHESS_AT_CONTROL_ADDRESS, whose value is the address of the control word, and
+ *   CHESS_AT_CONTROL, whose value slot is the control word itself.
+ * The shim is active only when the word's low bits are the version it speaks (CHESS_HC_VERSION).
+ * Natively there is no such entry: the shim stays inert without making a single system call, so
+ * a program's own seccomp filter never sees it and it never executes a trap. The word lives in
+ * the auxiliary vector on the initial stack, which the C library reads for getauxval whenever
+ * asked, so it stays mapped; the supervisor changes it while the program runs (it says how to
+ * announce, CHESS_CONTROL_TRAP, and a word without the version makes the shim inert again). The
+ * shim reads it at each announcement.
+ *
+ * A hypercall has a number, CHESS_HYPERCALL_BASE + n, and up to two arguments. It is made one of
+ * two ways:
+ *   - a system call: syscall(CHESS_HYPERCALL_BASE + n, args...). chess-trace's seccomp filter
+ *     traps it (seccomp/arch.h). A filter the program installed itself sees it too, and a
+ *     sandbox's default action would kill the program or fail the call.
+ *   - a trap (when the control word has CHESS_CONTROL_TRAP): the number in rax, the arguments in
+ *     rdi and rsi, then the instruction int3 followed by a 7-byte no-op, the marker (together the
+ *     8 bytes of CHESS_TRAP_SIGNATURE). No seccomp filter sees an int3. The supervisor recognises
+ *     its own traps by the signature around the stopped thread's instruction pointer, answers in
+ *     rax and resumes the thread after the marker. Natively the int3 would be a SIGTRAP.
+ * Both are scheduling points alike. chess-trace sets CHESS_CONTROL_TRAP in a process once it
+ * installs a seccomp filter of its own (and in every image exec'd under one); until then the
+ * system call is the cheaper of the two.
+ *
+ * The answers: -ENOSYS for a number the supervisor does not know, -EINVAL for a bad argument. */
 #ifndef CHESS_SECCOMP_HYPERCALL_ABI_H
 #define CHESS_SECCOMP_HYPERCALL_ABI_H
 
@@ -9,21 +35,29 @@
 #define CHESS_HYPERCALL_BASE 1000
 #define CHESS_HYPERCALL_COUNT 8
 
-/* syscall(CHESS_HYPERCALL_BASE + CHESS_HC_HELLO, version) returns CHESS_HC_MAGIC under
- * chess-trace (when it accepts this version of the ABI) and -1/ENOSYS natively. The shim asks
- * once per process, after every exec; when the answer is not the magic it never makes another
- * hypercall in that process. */
-#define CHESS_HC_HELLO 0
-#define CHESS_HC_MAGIC 0x43485353L /* "CHSS" */
-#define CHESS_HC_VERSION 1
+/* Version 2: the auxiliary vector replaced version 1's hello hypercall (number 0, now unused). */
+#define CHESS_HC_VERSION 2
 
-/* syscall(CHESS_HYPERCALL_BASE + CHESS_HC_SYNC_OP, op, object): the calling thread is about to
- * perform `op` (enum chess_sync_op) on the object at address `object` (the mutex, the condition
+/* Auxiliary-vector types of chess-trace's own ("CH", far above the kernel's). */
+#define CHESS_AT_CONTROL_ADDRESS 0x43480001UL
+#define CHESS_AT_CONTROL 0x43480002UL
+/* The control word: the version in the low 16 bits, flags above. */
+#define CHESS_CONTROL_VERSION_MASK 0xffffULL
+#define CHESS_CONTROL_TRAP 0x10000ULL /* announce with the trap, not the system call */
+
+/* The trap: int3, then `nopl 0x43485353(%rax)` (0f 1f 80 and "SSHC" little-endian), read as one
+ * little-endian word from the int3's address. At the trap's SIGTRAP the thread's instruction
+ * pointer is just after the int3; it resumes CHESS_TRAP_MARKER_LENGTH bytes further. */
+#define CHESS_TRAP_SIGNATURE 0x43485353801f0fccULL
+#define CHESS_TRAP_MARKER_LENGTH 7
+
+/* CHESS_HYPERCALL_BASE + CHESS_HC_SYNC_OP (op, object): the calling thread is about to perform
+ * `op` (enum chess_sync_op) on the object at address `object` (the mutex, the condition
  * variable, the semaphore…). It is a scheduling point: the supervisor may run other threads
  * first. It returns 0; the shim then calls the real function, whose semantics are unchanged. */
 #define CHESS_HC_SYNC_OP 1
 
-/* syscall(CHESS_HYPERCALL_BASE + CHESS_HC_THREAD_STATE, address): the calling thread's
+/* CHESS_HYPERCALL_BASE + CHESS_HC_THREAD_STATE (address): the calling thread's
  * struct chess_thread_state lives at `address` (thread-local storage of the shim). Made once per
  * thread, before its first CHESS_HC_SYNC_OP. The supervisor reads it (never writes it) for
  * reports: which locks the thread holds. */

@@ -16,10 +16,18 @@ struct ImagePatch {
   bool hide_vdso = false;
   // The 16 bytes AT_RANDOM points at (the stack protector's canary, the pointer guard).
   std::optional<std::array<uint8_t, 16>> random;
+  // The preload shim's control word (seccomp/hypercall_abi.h): its two entries are added
+  // before AT_NULL, which moves argc, argv, envp and the vector 32 bytes down the stack.
+  std::optional<uint64_t> shim_control;
+};
+
+struct PatchedImage {
+  uint64_t stack_pointer = 0;  // where argc is now: the thread's rsp from here on
+  uint64_t shim_control = 0;   // the control word's address, or 0 when none was added
 };
 
 // `stack_pointer` is the thread's rsp at PTRACE_EVENT_EXEC: argc, argv, envp, then auxv.
-// False when the stack could not be read or written (the image runs unpatched).
-bool PatchAuxiliaryVector(pid_t tid, uint64_t stack_pointer, const ImagePatch& patch);
+// nullopt when the stack could not be read or written (the image runs unpatched).
+std::optional<PatchedImage> PatchAuxiliaryVector(pid_t tid, uint64_t stack_pointer, const ImagePatch& patch);
 
 }  // namespace chess::supervisor

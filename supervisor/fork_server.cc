@@ -45,21 +45,15 @@ std::optional<ptrace::WaitEvent> NextStop(pid_t tid) {
   return event;
 }
 
-// Makes `tid`, stopped at the seccomp stop `at`, run clone(flags) instead of its call, and
-// takes it to that call's exit. Returns the clone's result (the child's pid in the caller's
-// namespace, or -errno) and the child as chess-trace sees it; nullopt if `tid` misbehaved.
+// Makes `tid`, stopped at the seccomp stop `at`, run `call` (TemplateCloneCall) instead of its
+// own, and takes it to that call's exit. Returns the clone's result (the child's pid in the
+// caller's namespace, or -errno) and the child as chess-trace sees it; nullopt if `tid`
+// misbehaved.
 struct Cloned {
   int64_t result = 0;
   pid_t child = 0;
 };
-std::optional<Cloned> InjectClone(pid_t tid, const Registers& at, uint64_t flags, uint64_t child_tid) {
-  Registers call = at;
-  call.SetSyscallNr(SYS_clone);
-  call.SetArg(0, flags);
-  call.SetArg(1, 0);  // the same stack: a fork
-  call.SetArg(2, 0);
-  call.SetArg(3, child_tid);
-  call.SetArg(4, 0);
+std::optional<Cloned> InjectClone(pid_t tid, const Registers& call) {
   if (!ptrace::SetRegisters(tid, call) || !ptrace::ResumeToSyscallExit(tid)) return std::nullopt;
   Cloned cloned;
   for (;;) {
@@ -179,6 +173,29 @@ std::optional<std::string> OpenedDescriptor(pid_t pid) {
 
 }  // namespace
 
+Registers TemplateCloneCall(const Registers& at, uint64_t child_tid, int fresh) {
+  // Where glibc keeps the tid (set_tid_address), the child gets its own. The template gets IPC
+  // and UTS namespaces of its own too (`fresh`): what the rest of the execution does in its
+  // namespaces (a hostname set, a semaphore made) is not the template's.
+  const uint64_t settid = child_tid != 0 ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID : 0;
+  Registers call = at;
+  call.SetSyscallNr(SYS_clone);
+  call.SetArg(0, CLONE_PARENT | SIGCHLD | settid | static_cast<uint64_t>(fresh));
+  call.SetArg(1, 0);  // the same stack: a fork
+  call.SetArg(2, 0);
+  call.SetArg(3, child_tid);
+  call.SetArg(4, 0);
+  return call;
+}
+
+Registers RobustListCall(const Registers& rewound, uint64_t robust_list) {
+  Registers call = rewound;
+  call.raw().rax = SYS_set_robust_list;
+  call.SetArg(0, robust_list);
+  call.SetArg(1, kRobustListHeadSize);
+  return call;
+}
+
 ForkServer::~ForkServer() { Discard(); }
 
 bool ForkServer::Ready(const IsolatedInit& init) const {
@@ -195,10 +212,7 @@ Result<void> ForkServer::Make(pid_t root, const Registers& at, const Thread& thr
   Registers rewound = at;
   rewound.RewindToSyscall(at.SyscallNr());
   child_tid_ = thread.clear_child_tid;
-  const uint64_t settid = child_tid_ != 0 ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID : 0;
-  // The template gets IPC and UTS namespaces of its own too: what the rest of this execution
-  // does in its namespaces (a hostname set, a semaphore made) is not the template's.
-  const auto cloned = InjectClone(root, at, CLONE_PARENT | SIGCHLD | settid | static_cast<uint64_t>(fresh), child_tid_);
+  const auto cloned = InjectClone(root, TemplateCloneCall(at, child_tid_, fresh));
   init.TemplateMade();
   const bool root_back = ReturnToSeccompStop(root, rewound);
   if (cloned && cloned->child > 0) {
@@ -323,8 +337,7 @@ Result<ForkServer::Forked> ForkServer::Fork() {
     return Error{unused_};
   };
   if (!RestoreStandardDescriptors()) return fail(std::string("standard descriptors: ") + std::strerror(errno));
-  const uint64_t settid = child_tid_ != 0 ? CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID : 0;
-  const auto cloned = InjectClone(template_, at_, CLONE_PARENT | SIGCHLD | settid | static_cast<uint64_t>(fresh_), child_tid_);
+  const auto cloned = InjectClone(template_, TemplateCloneCall(at_, child_tid_, fresh_));
   const bool template_back = ReturnToSeccompStop(template_, rewound_);
   if (!cloned || cloned->child <= 0 || cloned->result <= 0) {
     if (cloned && cloned->child > 0) KillAndReap(cloned->child);
@@ -338,11 +351,7 @@ Result<ForkServer::Forked> ForkServer::Fork() {
   }
   // A fork leaves the child without a robust-futex list (the kernel's, not glibc's): set again.
   if (robust_list_ != 0) {
-    Registers call = rewound_;
-    call.raw().rax = SYS_set_robust_list;
-    call.SetArg(0, robust_list_);
-    call.SetArg(1, kRobustListHeadSize);
-    bool done = ptrace::SetRegisters(child, call) && ptrace::Resume(child);
+    bool done = ptrace::SetRegisters(child, RobustListCall(rewound_, robust_list_)) && ptrace::Resume(child);
     auto event = done ? NextStop(child) : std::nullopt;
     done = event && event->kind == ptrace::StopKind::kSeccomp && ptrace::ResumeToSyscallExit(child);
     event = done ? NextStop(child) : std::nullopt;

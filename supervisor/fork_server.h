@@ -61,6 +61,15 @@ struct PrefixState {
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
 };
 
+// The calls the fork server injects, for the supervisor to check against the program's own
+// seccomp filters first (sandbox.h). At the template point's seccomp stop `at` (the root's
+// first clone), the clone that forks a process in its place: the filters judge it when the
+// stop ends, as a changed call.
+Registers TemplateCloneCall(const Registers& at, uint64_t child_tid, int fresh);
+// In a process just forked from the template, rewound onto that clone (`rewound`): the
+// set_robust_list that gives it the template's robust list, made afresh.
+Registers RobustListCall(const Registers& rewound, uint64_t robust_list);
+
 class ForkServer {
  public:
   ForkServer() = default;

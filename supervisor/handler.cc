@@ -3,8 +3,18 @@
 #include <poll.h>
 
 #include "supervisor/invariant.h"
+#include "supervisor/sandbox.h"
 
 namespace chess::supervisor {
+
+bool SyscallContext::FiltersPermitChange(const Registers& changed) const {
+  return FiltersPermit(thread, SeccompDataOf(changed.SyscallNr(), changed, changed.Ip()), true);
+}
+
+bool SyscallContext::FiltersPermitReentry(const Registers& changed) const {
+  // Rewound: rax is the number, and the instruction pointer is on the 2-byte `syscall`.
+  return FiltersPermit(thread, SeccompDataOf(changed.Return(), changed, changed.Ip() + 2), false);
+}
 
 Disposition NoDeferredOperation(SyscallContext& context) {
   CHESS_CHECK(false, "a family without deferred operations was asked to execute one");

@@ -3,6 +3,8 @@
 // the loop applies what they decide.
 #pragma once
 
+#include <linux/filter.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -119,6 +121,9 @@ class HandlerServices {
   // The CPU mask the program must see (the machine's, not the supervisor's pinning), or empty
   // when the tree is not pinned and affinity calls run natively.
   virtual const std::vector<uint8_t>& VisibleAffinity() = 0;
+  // The kernel installed `program` as a seccomp filter of the thread's own (of all its
+  // process's threads with `all_threads`, SECCOMP_FILTER_FLAG_TSYNC).
+  virtual void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) = 0;
 };
 
 struct SyscallContext {
@@ -133,6 +138,14 @@ struct SyscallContext {
 
   // Records that the caller waits, until woken or until `deadline` (then it returns
   // `timeout_result`, or the family's on_timeout decides).
+  // Whether the thread's own seccomp filters let the kernel run its call with the number and
+  // arguments of `changed` instead of its own: they judge it again when the thread leaves this
+  // seccomp stop (sandbox.h). With none, they do.
+  bool FiltersPermitChange(const Registers& changed) const;
+  // Whether they let the thread make the call of `changed`, rewound onto its `syscall`
+  // instruction, afresh: then only an ALLOW (or LOG) lets chess-trace's filter see it.
+  bool FiltersPermitReentry(const Registers& changed) const;
+
   Disposition BlockUntil(std::optional<MonoNanos> deadline, int64_t timeout_result) {
     thread.deadline = deadline;
     thread.deadline_result = timeout_result;
@@ -225,6 +238,7 @@ FamilyHandler IpcHandler();
 FamilyHandler TimeHandler();
 FamilyHandler RandomHandler();
 FamilyHandler TimerHandler();
+FamilyHandler SeccompHandler();
 
 // A siginfo the kernel wrote for a signal taken synchronously (sigtimedwait): a POSIX timer's
 // gets its overrun count, as the kernel gives it at delivery.

@@ -2,7 +2,8 @@
 // it was, no longer traced, for gdb to attach. A thread at a syscall the supervisor had not let
 // run yet is put back on its syscall instruction, so a debugger sees it just before the call.
 // This is for looking only: untraced, the tree's trapped syscalls fail with ENOSYS (seccomp's
-// RET_TRACE without a tracer), so it cannot go on as the recording did.
+// RET_TRACE without a tracer), so it cannot go on as the recording did. The preload shim is
+// told to stop announcing: a hypercall trap without a tracer would be a SIGTRAP.
 #include <signal.h>
 
 #include <ctime>
@@ -27,9 +28,19 @@ void Supervisor::HandOver(const std::string& where) {
   // before running a single instruction (PTRACE_DETACH's own signal would be dropped at a
   // seccomp stop, which is no signal-delivery stop).
   for (pid_t process : processes) kill(process, SIGSTOP);
+  std::set<uint64_t> quieted;  // address spaces whose preload shim was told to stop announcing
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kDead || thread->state == ThreadState::kExiting) continue;
-    if (thread->at_seccomp_stop && !thread->in_vfork) {
+    // Untraced, a hypercall trap would be a SIGTRAP: the shim goes quiet instead.
+    if (thread->process->shim_control != 0 && quieted.insert(thread->process->address_space).second) {
+      SetShimControl(*thread, 0);
+    }
+    if (thread->at_hypercall_trap) {
+      // Stopped at a hypercall trap: answered, and past its marker (thread->regs say so).
+      Registers regs = thread->regs;
+      regs.SetSyscallResult(0);
+      ptrace::SetRegisters(thread->tid, regs);
+    } else if (thread->at_seccomp_stop && !thread->in_vfork) {
       Registers regs = thread->regs;
       regs.UndoSyscallEntry(thread->call.nr);
       ptrace::SetRegisters(thread->tid, regs);

@@ -1,7 +1,8 @@
-// The preload shim's hypercalls (seccomp/hypercall_abi.h). A sync operation it announces is a
-// scheduling point with CHESS's bits: acquiring a lock writes it, releasing it (an unlock, a
-// signal, a post) is a release; a reader's lock only reads it. The real call follows in the
-// program, untouched: chess-trace only chooses who runs first.
+// The preload shim's hypercalls (seccomp/hypercall_abi.h), made as system calls or as traps
+// (sandbox.cc recognises those). A sync operation it announces is a scheduling point with
+// CHESS's bits: acquiring a lock writes it, releasing it (an unlock, a signal, a post) is a
+// release; a reader's lock only reads it. The real call follows in the program, untouched:
+// chess-trace only chooses who runs first.
 #include <cerrno>
 
 #include "seccomp/arch.h"
@@ -36,9 +37,6 @@ SyncBits BitsOf(uint64_t op) {
 
 Disposition HypercallEntry(SyscallContext& ctx) {
   switch (ctx.thread.call.nr - seccomp::kHypercallFirst) {
-    case CHESS_HC_HELLO:
-      // A shim of another ABI version stays inert rather than be misunderstood.
-      return Disposition::Complete(ctx.Arg(0) == CHESS_HC_VERSION ? CHESS_HC_MAGIC : -EINVAL);
     case CHESS_HC_SYNC_OP: {
       const SyncBits bits = BitsOf(ctx.Arg(0));
       if (!bits.known) return Disposition::Complete(-EINVAL);

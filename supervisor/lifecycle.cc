@@ -85,10 +85,12 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     process->parent = (flags & CLONE_PARENT) ? parent.process->parent : parent.process->tgid;
     process->image = parent.process->image;  // the same program until it execs
     process->focused = parent.process->focused;
+    process->shim_control = parent.process->shim_control;  // in its copy of the memory (or the same)
   } else {
     images_.SecondThread(process->image);
   }
   Thread& child = threads_.AddThread(tid, *process);
+  child.filters = parent.filters;  // the kernel gives a new task its creator's seccomp filters
   child.state = ThreadState::kReady;
   child.point = {child.id, search::OpKind::kThreadStart};
   log_->ThreadStarted(child.id, process->program_pid, child.program_tid);
@@ -147,6 +149,7 @@ void Supervisor::OnExec(Thread& thread) {
   execer->shim_state = 0;  // a new image: its shim registers again
   execer->announced_op = 0;
   execer->announced_object = 0;
+  execer->process->shim_control = 0;  // …and finds a new control word (PatchNewImage)
   execer->state = ThreadState::kRunning;
   running_ = execer;
   last_progress_ = WallNow();
@@ -170,15 +173,27 @@ void Supervisor::PatchNewImage(Thread& thread) {
     patch.random.emplace();
     random_->Fill(patch.random->data(), patch.random->size());
   }
-  if (!patch.hide_vdso && !patch.random) return;
+  // The seccomp filters survive the exec: under one, the new image's shim announces by trap.
+  if (options_.preload_shim) patch.shim_control = ShimControlFor(!thread.filters.Empty());
+  if (!patch.hide_vdso && !patch.random && !patch.shim_control) return;
   Registers regs;
-  if (!ptrace::GetRegisters(thread.tid, regs) || !PatchAuxiliaryVector(thread.tid, regs.Sp(), patch)) {
-    Notice("could not patch the auxiliary vector of a new program image: its clock reads or its "
-           "stack canary may not be deterministic");
+  std::optional<PatchedImage> patched;
+  if (ptrace::GetRegisters(thread.tid, regs)) patched = PatchAuxiliaryVector(thread.tid, regs.Sp(), patch);
+  if (patched && patched->stack_pointer != regs.Sp()) {
+    regs.raw().rsp = patched->stack_pointer;
+    if (!ptrace::SetRegisters(thread.tid, regs)) patched.reset();
   }
+  if (!patched) {
+    Notice("could not patch the auxiliary vector of a new program image: its clock reads or its "
+           "stack canary may not be deterministic, and its sync operations are not scheduling points");
+    return;
+  }
+  thread.process->shim_control = patched->shim_control;
 }
 
 void Supervisor::OnExitEvent(Thread& thread) {
+  // Killed by the program's own seccomp filter for a call chess-trace made it make?
+  if (&thread == running_) CheckKilledByFilter(thread);
   // The mm is still attached here: read the robust list before the kernel walks it.
   if (thread.robust_list != 0) thread.robust_futexes = ReadRobustFutexes(thread.tid, thread.robust_list);
   const bool group_exit = !thread.called_exit || thread.call.nr == SYS_exit_group;

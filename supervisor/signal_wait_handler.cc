@@ -72,10 +72,15 @@ Disposition RestartEntry(SyscallContext& ctx) {
       // A spurious wake-up, which every futex waiter must handle: it looks at its word again.
       return Disposition::Complete(0);
     case F::kPoll: {
-      // The same call again, with the deadline it had.
+      // The same call again, with the deadline it had — unless the program's own seccomp
+      // filter (installed since by another thread) would refuse it: then the kernel's restart
+      // goes on with the time that was left in real time.
+      Registers changed = thread.regs;
+      changed.SetSyscallNr(interrupted.call.nr);
+      for (int i = 0; i < 6; ++i) changed.SetArg(i, interrupted.call.args[i]);
+      if (!ctx.FiltersPermitChange(changed)) return Disposition::Native();
       thread.call = interrupted.call;
-      thread.regs.SetSyscallNr(interrupted.call.nr);
-      for (int i = 0; i < 6; ++i) thread.regs.SetArg(i, interrupted.call.args[i]);
+      thread.regs = changed;
       thread.registers_dirty = true;
       SyscallContext poll{thread, ctx.services, interrupted.deadline};
       return PollHandler().on_entry(poll);

@@ -341,12 +341,17 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
   // The prefix ends at the root's first clone: the template point (supervisor_fork.cc).
   if (strategy_.Taping()) MakeTemplate(thread);
+  thread.at_hypercall_trap = false;
+  thread.call.nr = thread.regs.SyscallNr();
+  for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);
+  OnTrappedCall(thread);
+}
+
+void Supervisor::OnTrappedCall(Thread& thread) {
   last_progress_ = EventTime();
   ++thread.syscalls;
   thread.at_seccomp_stop = true;
   thread.at_syscall_exit = false;
-  thread.call.nr = thread.regs.SyscallNr();
-  for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);
   // A new call: whatever the thread waited for before is over (it was woken to make it).
   thread.deadline.reset();
   thread.io_wait.reset();
@@ -357,7 +362,8 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   if (options_.observer != nullptr) {
     if (!Observe(thread, EntryEvent(thread))) return;
     // Trapped only to be looked at (the filter traps everything for an observer).
-    const std::optional<unsigned long> data = ptrace::EventMessage(thread.tid);
+    const std::optional<unsigned long> data =
+        thread.at_hypercall_trap ? std::nullopt : ptrace::EventMessage(thread.tid);
     if (data && *data == seccomp::kObserveOnly) {
       thread.at_seccomp_stop = false;
       ResumeIntoKernel(thread);
@@ -476,11 +482,16 @@ void Supervisor::EnterSyscall(Thread& thread) {
   const seccomp::SyscallRow* row = seccomp::FindSyscall(thread.call.nr);
   if (row == nullptr) {
     // Not ours: a filter the program installed itself asked for a tracer with RET_TRACE.
-    // Without a tracer that syscall fails with ENOSYS, so that is what the program sees.
+    // Without a tracer that syscall fails with ENOSYS, so that is what the program sees (for
+    // the calls chess-trace traps too, see ProgramWantsItsTracer).
     Apply(thread, Disposition::Complete(-ENOSYS));
     return;
   }
   thread.call.family = row->family;
+  if (ProgramWantsItsTracer(thread)) {
+    Apply(thread, Disposition::Complete(-ENOSYS));
+    return;
+  }
   if (strategy_.Taping() && !ForkableFamily(row->family)) PrefixNotForkable();
   SyscallContext context{thread, *this};
   Apply(thread, HandlerFor(thread.call.family).on_entry(context));
@@ -610,6 +621,8 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
+  if (signal == SIGTRAP && &thread == running_ && OnHypercallTrap(thread)) return;
+  if (signal == SIGSYS && &thread == running_ && CheckTrappedByFilter(thread)) return;
   PrefixNotForkable();  // a copy of the process would not get it
   if (&thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that
@@ -694,6 +707,7 @@ FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
     case F::kRandom: return RandomHandler();
     case F::kTimer: return TimerHandler();
     case F::kPublish: return PublishHandler();
+    case F::kSeccomp: return SeccompHandler();
   }
   CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
   return RefusedHandler();

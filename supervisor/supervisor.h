@@ -68,6 +68,9 @@ struct SupervisorOptions {
   // The seed of the program's randomness (getrandom, /dev/urandom, AT_RANDOM); nullopt: the
   // machine's.
   std::optional<uint64_t> seed;
+  // The preload shim is in the program's LD_PRELOAD (--sync-points auto or processes): every
+  // new image gets its control word (seccomp/hypercall_abi.h).
+  bool preload_shim = false;
   // Namespaces for the tree (pid, uts, ipc, mnt); without `isolation_required` a kernel that
   // refuses them means a run without, and a notice.
   IsolationSpec isolation;
@@ -150,6 +153,7 @@ class Supervisor final : private HandlerServices {
   search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
   bool IpcVisible() override { return ipc_visible_; }
   void AdvanceTime(int64_t nanos) override;
+  void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) override;
 
   // Threads waiting on descriptors or objects that could now go on become ready: their
   // operation runs again when they are picked (io.cc).
@@ -188,6 +192,8 @@ class Supervisor final : private HandlerServices {
   int64_t FastTick() const;
   std::vector<ThreadReport> SnapshotThreads();
   void OnSeccompStop(Thread& thread);
+  // A trapped syscall, or a hypercall trap, whose call is in thread.call: the same from here on.
+  void OnTrappedCall(Thread& thread);
   void OnInterruptStop(Thread& thread);
   void OnSyscallExitStop(Thread& thread);
   // The handler of the thread's trapped syscall decides what happens (also later: a call put
@@ -214,6 +220,27 @@ class Supervisor final : private HandlerServices {
   void ResumeIntoKernel(Thread& thread);
   // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).
   bool EmulateTimestampCounter(Thread& thread);
+
+  // The program's own seccomp filters (sandbox.cc).
+  // A SIGTRAP of the running thread that is the preload shim's hypercall trap: handled as a
+  // trapped hypercall. False for any other SIGTRAP, which is the program's.
+  bool OnHypercallTrap(Thread& thread);
+  // The preload shim's control word for an image whose threads are (or are not) under filters
+  // of the program's own: announce by system call, or by trap where a filter could refuse it.
+  uint64_t ShimControlFor(bool filtered) const;
+  // Writes the word into the process of `reader` (through `reader`'s memory access).
+  void SetShimControl(const Thread& reader, uint64_t word);
+  // The stop is a RET_TRACE of the program's own filter: a call for a tracer it does not have.
+  bool ProgramWantsItsTracer(const Thread& thread) const;
+  // Why a call refused by the program's filter is chess-trace's doing, not the program's: a
+  // hypercall, or a call the program makes only because the vDSO is hidden. nullopt otherwise.
+  std::optional<std::string> Interference(int64_t nr, const uint64_t (&args)[6]) const;
+  // The running thread is exiting: killed by its filter for such a call, the execution ends as
+  // chess-trace's error.
+  void CheckKilledByFilter(Thread& thread);
+  // A SIGSYS of the running thread: its filter's RET_TRAP for such a call ends the execution
+  // as chess-trace's error (true).
+  bool CheckTrappedByFilter(Thread& thread);
 
   // Job control (job_control.cc): a thread enters a group-stop, and leaves it on SIGCONT.
   void OnGroupStop(Thread& thread);
@@ -257,6 +284,9 @@ class Supervisor final : private HandlerServices {
   bool AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread);
   // A syscall or stop of the prefix that a copy of the process would not repeat: no template.
   void PrefixNotForkable() { prefix_forkable_ = false; }
+  // Why the program's own filters would refuse a call the fork server injects to make or fork
+  // the template at this stop; nullopt when they would not.
+  std::optional<std::string> WhyFiltersRefuseTemplate(const Thread& thread, int fresh) const;
 
   // Scheduling (scheduling.cc).
   void ScheduleNext();

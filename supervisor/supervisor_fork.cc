@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include "supervisor/sandbox.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {
@@ -33,6 +34,7 @@ bool ForkableFamily(seccomp::SyscallFamily family) {
     case F::kOutput:
     case F::kSleep:
     case F::kYield:
+    case F::kSeccomp:  // a fork inherits the filter, and PrefixState the supervisor's copy
       return true;
     default:
       return false;
@@ -69,6 +71,33 @@ std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) cons
          "signal, a timer, an I/O wait, SysV IPC, a file published to other processes…)";
 }
 
+std::optional<std::string> Supervisor::WhyFiltersRefuseTemplate(const Thread& thread, int fresh) const {
+  if (thread.filters.Empty()) return std::nullopt;
+  const Registers& at = thread.regs;
+  auto refusal = [&thread](const char* what, const seccomp::SyscallData& call, bool recheck) -> std::optional<std::string> {
+    if (FiltersPermit(thread, call, recheck)) return std::nullopt;
+    const std::optional<uint32_t> verdict = ProgramVerdict(thread, call);
+    return std::string("the program's own seccomp filter answers ") +
+           (verdict ? seccomp::DescribeVerdict(*verdict) : "nothing it could run") + " for " + what;
+  };
+  // The clone that forks the template (and every execution from it), in place of the root's.
+  const Registers clone = TemplateCloneCall(at, thread.clear_child_tid, fresh);
+  if (auto why = refusal("the clone that would fork the template", SeccompDataOf(SYS_clone, clone, at.Ip()), true)) {
+    return why;
+  }
+  // Each forked process then makes the root's own call again, afresh…
+  if (auto why = refusal("the template point's call made again", SeccompDataOf(at.SyscallNr(), at, at.Ip()), false)) {
+    return why;
+  }
+  // …after set_robust_list, which a fork does not carry over.
+  if (thread.robust_list == 0) return std::nullopt;
+  Registers rewound = at;
+  rewound.RewindToSyscall(at.SyscallNr());
+  const Registers robust = RobustListCall(rewound, thread.robust_list);
+  return refusal("the set_robust_list each forked process needs", SeccompDataOf(SYS_set_robust_list, robust, at.Ip()),
+                 false);
+}
+
 PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
   PrefixState prefix;
   prefix.tape = strategy_.Taped();
@@ -96,10 +125,12 @@ void Supervisor::MakeTemplate(Thread& thread) {
   if (!IsCloneSyscall(thread.regs.SyscallNr())) return;
   // One try, at the root's first clone: whatever happens, the tape is no longer needed.
   strategy_.Tape(false);
+  const int fresh = init_->Namespaces() & (CLONE_NEWIPC | CLONE_NEWUTS);
   if (auto why_not = WhyNotForkable(thread)) {
     options_.fork_server->Decline(std::move(*why_not));
+  } else if (auto refused = WhyFiltersRefuseTemplate(thread, fresh)) {
+    options_.fork_server->Decline(std::move(*refused));
   } else {
-    const int fresh = init_->Namespaces() & (CLONE_NEWIPC | CLONE_NEWUTS);
     // Failing leaves the root where it was: this execution goes on, and the next ones exec.
     (void)options_.fork_server->Make(thread.tid, thread.regs, thread, fresh, *init_, SnapshotPrefix(thread));
     // Back at the same seccomp stop (or dead: its event says so).

@@ -63,7 +63,15 @@ Disposition CloneExecute(SyscallContext& ctx) {
     // The kernel would not attach the child: it would run unserialized. Clear the flag.
     thread.clone_flags &= ~static_cast<uint64_t>(CLONE_UNTRACED);
     if (thread.call.nr == SYS_clone) {
-      thread.regs.raw().rdi = thread.clone_flags;
+      Registers changed = thread.regs;
+      changed.SetArg(0, thread.clone_flags);
+      if (!ctx.FiltersPermitChange(changed)) {
+        ctx.services.Stop(search::Outcome::kError,
+                          "the program's own seccomp filter refuses its clone without CLONE_UNTRACED, which chess-trace "
+                          "must clear to follow the child");
+        return Disposition::Complete(-EPERM);
+      }
+      thread.regs = changed;
       return Disposition::NativeWithRegisters();
     }
     if (!ctx.Memory().Write(ctx.Arg(0), thread.clone_flags)) return Disposition::Complete(-EFAULT);

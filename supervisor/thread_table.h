@@ -14,6 +14,7 @@
 
 #include "search/scheduling_point.h"
 #include "search/thread_id.h"
+#include "seccomp/bpf_interpreter.h"
 #include "seccomp/syscall_table.h"
 #include "supervisor/fd_probe.h"
 #include "supervisor/program_images.h"
@@ -77,6 +78,9 @@ struct Process {
   enum class JobChange : uint8_t { kNone, kStopped, kContinued } job_change = JobChange::kNone;
   size_t image = ProgramImages::kNone;  // what it runs: the supervisor's ProgramImages index
   bool focused = false;                 // it runs a program --focus names
+  // Where the preload shim reads how to announce (seccomp/hypercall_abi.h: the control word
+  // chess-trace put in its auxiliary vector at exec), or 0: no shim control in this image.
+  uint64_t shim_control = 0;
 };
 
 // A descriptor a blocked thread waits on, with the poll(2) events that would let it continue.
@@ -120,7 +124,13 @@ struct Thread {
   ThreadState state = ThreadState::kReady;
 
   // How to resume a parked thread.
-  bool at_seccomp_stop = false;       // stopped at a trapped syscall
+  bool at_seccomp_stop = false;       // stopped at a trapped syscall (or a hypercall trap)
+  // Stopped at the preload shim's hypercall trap (an int3, seccomp/hypercall_abi.h), not at a
+  // syscall: `call` names the hypercall, and completing it skips the trap's marker.
+  bool at_hypercall_trap = false;
+  // The supervisor changed this syscall's number or arguments before the kernel ran it: the
+  // program's filters judged the changed call (see filters).
+  bool call_rewritten = false;
   bool op_pending = false;            // the syscall is a deferred visible operation
   std::optional<int64_t> result;      // emulated return value to store before resuming
   int pending_signal = 0;             // signal to deliver on resume
@@ -192,6 +202,10 @@ struct Thread {
   // the condition variable, which a report can say.
   uint32_t announced_op = 0;
   uint64_t announced_object = 0;
+  // The seccomp filters the program installed that this thread is under (its creator's, then
+  // its own; kept across exec). The kernel runs them on every syscall of the thread, those
+  // chess-trace injects or rewrites included.
+  seccomp::FilterChain filters;
 
   // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
   // restart_syscall, the wait goes on until the same deadline.

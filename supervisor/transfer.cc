@@ -177,10 +177,16 @@ Disposition RunTransferPiece(SyscallContext& ctx) {
   }
   if (t.may_block) return Disposition::NativeThenExit();  // the kernel may sleep; the watchdog covers it
   const CallShape shape = ShapeOf(thread.call.nr);
+  // A flag of the call's own where it has one — unless the program's own seccomp filter
+  // refuses the call with the flags changed; then the descriptor's, which no filter sees.
+  Registers changed = thread.regs;
   if (shape.flags_arg >= 0) {
     uint64_t flags = thread.regs.Arg(shape.flags_arg) | MSG_DONTWAIT;
     if (thread.call.nr == SYS_recvfrom) flags &= ~uint64_t{MSG_WAITALL};
-    thread.regs.SetArg(shape.flags_arg, flags);
+    changed.SetArg(shape.flags_arg, flags);
+  }
+  if (shape.flags_arg >= 0 && ctx.FiltersPermitChange(changed)) {
+    thread.regs = changed;
   } else {
     // No other tracee runs during the piece, so nobody else sees the flag come and go.
     const int flags = copy.StatusFlags();
@@ -224,9 +230,13 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
     t.may_block = true;
     rewound = t.original;
   }
-  for (int i = 0; i < 6; ++i) t.reentry_args[i] = rewound.Arg(i);
   rewound.raw().rip = thread.regs.Ip();
   rewound.RewindToSyscall(t.original.SyscallNr());
+  // The remainder is a call the thread makes afresh, which its own seccomp filter judges: one
+  // it would refuse is not made, and the call returns the count so far, as when the remainder
+  // cannot be described.
+  if (t.done > 0 && !ctx.FiltersPermitReentry(rewound)) return Finish(thread, static_cast<int64_t>(t.done));
+  for (int i = 0; i < 6; ++i) t.reentry_args[i] = rewound.Arg(i);
   thread.regs = rewound;
   if (t.may_block) return Disposition::NativeWithRegisters();  // re-entered at once
   IoWait wait{{{t.fd, t.events}}};

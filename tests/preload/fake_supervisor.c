@@ -1,21 +1,24 @@
-/* A miniature supervisor for testing the shim's active path without ptrace or chess-trace.
+/* A miniature supervisor for testing the shim's active path without chess-trace.
  *
  *   fake_supervisor --preload SHIM [--refuse] [--expect FILE | --print] PROGRAM [ARGS...]
  *
  * It runs PROGRAM with the shim preloaded under a seccomp filter that hands the hypercall
- * numbers (and nothing else) to this process as user notifications. It answers them as
- * chess-trace would: the hello with CHESS_HC_MAGIC (or, with --refuse, with a value that is not
- * the magic), every other call with 0. At each sync op it reads the calling thread's
- * registered struct chess_thread_state out of the program's memory. The result is a transcript,
- * one line per hypercall, grouped by thread (the order within a thread is the program's; the
- * interleaving of threads is not deterministic, so it is not shown). Addresses are printed as
- * the names PROGRAM gives them on its standard output in lines "@ NAME ADDRESS".
+ * numbers (and nothing else) to this process as user notifications. As chess-trace does, it
+ * tells the shim it is there through the auxiliary vector (seccomp/hypercall_abi.h): it traces
+ * PROGRAM just long enough to add the control word at its exec, then lets it go. With --refuse
+ * the word carries another ABI version, which the shim must not speak. It answers every
+ * hypercall with 0. At each sync op it reads the calling thread's registered struct
+ * chess_thread_state out of the program's memory. The result is a transcript, one line per
+ * hypercall, grouped by thread (the order within a thread is the program's; the interleaving
+ * of threads is not deterministic, so it is not shown). Addresses are printed as the names
+ * PROGRAM gives them on its standard output in lines "@ NAME ADDRESS".
  *
  * It fails when PROGRAM does not exit 0, when a thread announces an op before registering its
  * state, or when an op, a flag or a held entry is not one the ABI defines; with --expect, also
  * when the transcript differs from FILE. --print prints the transcript (it is printed anyway
  * when it differs). Exits 77 (a skip for CTest) when the kernel does not offer seccomp user
  * notification. */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -31,9 +34,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,7 +87,7 @@ static const char *name_of(uint64_t address) {
 
 /* ---- what happened, per thread ---- */
 
-enum event_kind { kHello, kThreadState, kSyncOp, kOther };
+enum event_kind { kThreadState, kSyncOp, kOther };
 struct event {
   enum event_kind kind;
   uint64_t args[2];
@@ -174,9 +179,6 @@ static void append(char *line, const char *format, ...) {
 static void describe(const struct event *event, char *line) {
   line[0] = '\0';
   switch (event->kind) {
-    case kHello:
-      append(line, "hello version %llu", (unsigned long long)event->args[0]);
-      return;
     case kThreadState:
       append(line, "thread state registered: abi_version %u, %u held", event->state.abi_version,
              event->state.held_count);
@@ -280,8 +282,7 @@ static int receive_fd(int socket) {
   return fd;
 }
 
-static void answer(int listener, struct seccomp_notif *request, struct seccomp_notif_resp *response,
-                   int refuse) {
+static void answer(int listener, struct seccomp_notif *request, struct seccomp_notif_resp *response) {
   pid_t tid = (pid_t)request->pid;
   struct thread *thread = thread_for(tid);
   struct event *event = add_event(thread);
@@ -291,12 +292,6 @@ static void answer(int listener, struct seccomp_notif *request, struct seccomp_n
   response->error = 0;
   response->flags = 0;
   switch (number) {
-    case CHESS_HC_HELLO:
-      event->kind = kHello;
-      event->args[0] = request->data.args[0];
-      /* Not the magic: a supervisor that does not accept this shim. */
-      response->val = refuse ? 0 : CHESS_HC_MAGIC;
-      break;
     case CHESS_HC_THREAD_STATE:
       event->kind = kThreadState;
       thread->state_address = request->data.args[0];
@@ -317,6 +312,42 @@ static void answer(int listener, struct seccomp_notif *request, struct seccomp_n
   }
   /* ENOENT: the thread was interrupted by a signal and will make the call again. */
   if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, response) != 0 && errno == ENOENT) --thread->count;
+}
+
+/* ---- the control word ---- */
+
+static int remote(pid_t pid, uint64_t address, void *buffer, size_t size, int write) {
+  struct iovec local = {buffer, size};
+  struct iovec there = {(void *)(uintptr_t)address, size};
+  ssize_t done = write ? process_vm_writev(pid, &local, 1, &there, 1, 0) : process_vm_readv(pid, &local, 1, &there, 1, 0);
+  return done == (ssize_t)size;
+}
+
+/* At the exec stop of `child` (its rsp on argc): adds the two entries of the control word
+ * before AT_NULL, moving argc, argv, envp and the vector down, as chess-trace does. */
+static int add_control_word(pid_t child, uint64_t word) {
+  struct user_regs_struct regs;
+  if (ptrace(PTRACE_GETREGS, child, NULL, &regs) != 0) return 0;
+  uint64_t argc = 0, pointer = 1, address = regs.rsp;
+  if (!remote(child, address, &argc, 8, 0)) return 0;
+  address += 8 + (argc + 1) * 8;
+  while (pointer != 0) { /* the environment */
+    if (!remote(child, address, &pointer, 8, 0)) return 0;
+    address += 8;
+  }
+  Elf64_auxv_t entry = {1, {0}};
+  for (; entry.a_type != AT_NULL; address += sizeof entry) {
+    if (!remote(child, address, &entry, sizeof entry, 0)) return 0;
+  }
+  const uint64_t end = address - sizeof entry, added = 2 * sizeof entry, size = end - regs.rsp;
+  char *block = malloc(size);
+  int ok = block != NULL && remote(child, regs.rsp, block, size, 0) && remote(child, regs.rsp - added, block, size, 1);
+  free(block);
+  const uint64_t control = end - added + sizeof entry + 8;
+  uint64_t entries[4] = {CHESS_AT_CONTROL_ADDRESS, control, CHESS_AT_CONTROL, word};
+  ok = ok && remote(child, end - added, entries, sizeof entries, 1);
+  regs.rsp -= added;
+  return ok && ptrace(PTRACE_SETREGS, child, NULL, &regs) == 0;
 }
 
 static char *slurp(const char *path) {
@@ -369,6 +400,7 @@ int main(int argc, char **argv) {
     close(listener);
     dup2(output[1], STDOUT_FILENO);
     setenv("LD_PRELOAD", preload, 1);
+    if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) _exit(126); /* stopped at the exec */
     execvp(argv[arg], argv + arg);
     perror(argv[arg]);
     _exit(127);
@@ -381,6 +413,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "fake_supervisor: no seccomp user notification here (%s); skipping\n", strerror(errno));
     return kSkip;
   }
+  /* The exec's SIGTRAP: the new image, before its first instruction. */
+  int stop = 0;
+  if (waitpid(child, &stop, 0) != child || !WIFSTOPPED(stop) || WSTOPSIG(stop) != SIGTRAP) {
+    fprintf(stderr, "fake_supervisor: %s did not stop at its exec (status 0x%x)\n", argv[arg], stop);
+    return 1;
+  }
+  const uint64_t word = refuse ? CHESS_HC_VERSION + 1 : CHESS_HC_VERSION;
+  if (!add_control_word(child, word)) {
+    fprintf(stderr, "fake_supervisor: could not add the control word to %s's auxiliary vector\n", argv[arg]);
+    return 1;
+  }
+  ptrace(PTRACE_DETACH, child, NULL, NULL);
 
   struct seccomp_notif_sizes sizes;
   if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
@@ -405,7 +449,7 @@ int main(int argc, char **argv) {
     }
     if (fds[0].revents & POLLIN) {
       memset(request, 0, sizes.seccomp_notif);
-      if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, request) == 0) answer(listener, request, response, refuse);
+      if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, request) == 0) answer(listener, request, response);
     } else if (fds[0].revents & (POLLHUP | POLLERR)) {
       listening = 0;
     }

@@ -1,0 +1,37 @@
+// The program's own seccomp filters (a sandbox) as chess-trace must live with them. The kernel
+// runs them on every syscall of the program, those chess-trace injects or rewrites included,
+// and kills the program for a call they refuse; so the supervisor keeps a copy of each thread's
+// filters (seccomp_handler.cc) and asks them before it changes a call. The implementation, in
+// sandbox.cc, also carries the preload shim's hypercall traps, which no filter sees, and tells
+// chess-trace's own interference from the program's bugs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "seccomp/bpf_interpreter.h"
+#include "supervisor/registers.h"
+#include "supervisor/thread_table.h"
+
+namespace chess::supervisor {
+
+// What the filters see of syscall `nr` made with the argument registers of `regs` by the
+// `syscall` instruction that ends at `ip_after`.
+seccomp::SyscallData SeccompDataOf(int64_t nr, const Registers& regs, uint64_t ip_after);
+
+// What the thread's own filters answer together for `call` (SECCOMP_RET_ALLOW when it has
+// none); nullopt if one could not be run.
+std::optional<uint32_t> ProgramVerdict(const Thread& thread, const seccomp::SyscallData& call);
+
+// Whether the kernel runs `call` in `thread` after its own filters judged it: on a fresh entry,
+// or when they run again after a seccomp stop whose registers the supervisor changed (`recheck`;
+// see seccomp::Permits). A filter that cannot be run counts as refusing.
+bool FiltersPermit(const Thread& thread, const seccomp::SyscallData& call, bool recheck);
+
+// Calls a program makes through the vDSO natively, without a syscall — and as syscalls under
+// chess-trace when it hides the vDSO for virtual time. Their names, with the clock for
+// clock_gettime and clock_getres ("clock_gettime(CLOCK_MONOTONIC)"); nullopt for other calls.
+std::optional<std::string> VdsoCallName(int64_t nr, const uint64_t (&args)[6]);
+
+}  // namespace chess::supervisor
