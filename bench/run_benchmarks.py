@@ -7,7 +7,8 @@ still gives comparable figures.
 
     python3 bench/run_benchmarks.py --build build [--rounds 7] [--skip-tools] [--only SECTION]
 
-Sections: micro (untrapped syscalls, scheduling points), tools (real tools), determinism (sleeps
+Sections: micro (untrapped syscalls, scheduling points), shim (the preload shim's announcements:
+by system call, and by trap under a seccomp filter of the program's own), tools (real tools), determinism (sleeps
 in virtual time, emulated clock reads, startup of clock-hungry runtimes), trace (bytes per
 scheduling decision of a trace, and what recording and replaying cost against plain `run`),
 explore (executions per second of a search against spawning the same program natively, and
@@ -141,7 +142,9 @@ def main():
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
     parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
-    parser.add_argument("--only", choices=["micro", "tools", "determinism", "trace", "explore", "harness"], help="only this section")
+    parser.add_argument("--only", choices=["micro", "shim", "tools", "determinism", "trace", "explore", "harness"],
+                        help="only this section")
+    parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
     parser.add_argument("--clock-reads", type=int, default=200_000)
     parser.add_argument("--yields", type=int, default=1_000_000, help="sched_yield calls of the trace section's loop")
@@ -159,6 +162,8 @@ def main():
     print(f"Rounds: {args.rounds}; medians with min – max.")
     if args.only in (None, "micro"):
         micro_section(args, ct, loop, floor, raw, pingpong)
+    if args.only in (None, "shim"):
+        shim_section(args, ct, bench)
     if args.only == "tools" or (args.only is None and not args.skip_tools):
         tools_section(args, ct)
     if args.only == "determinism" or (args.only is None and not args.skip_tools):
@@ -345,6 +350,26 @@ def micro_section(args, ct, loop, floor, raw, pingpong):
     print(median_row("native ping-pong", native_round, "µs/round"))
     print(median_row("ratio run --real-time point / raw round trip", ratios(run_point, raw_stop), "×"))
     print(median_row("ratio run point (virtual time) / raw round trip", ratios(virtual_point, raw_stop), "×"))
+
+
+def shim_section(args, ct, bench):
+    """What one announcement of the preload shim costs under `run`: made as a system call (the
+    default), and as an int3 trap (once the program installed a seccomp filter of its own, which
+    the system call would have to pass). Interleaved round by round; --real-time, as the program
+    times itself."""
+    program = [os.path.join(bench, "bench_shim_announcements"), str(args.announcements)]
+    run = [ct, "run", "--real-time", "--sync-points", "auto", "--"]
+    native, syscall, trap = [], [], []
+    for _ in range(args.rounds):
+        native.append(measure(program, "us_per_announcement"))
+        syscall.append(measure(run + program, "us_per_announcement"))
+        trap.append(measure(run + program + ["filtered"], "us_per_announcement"))
+    print(f"\n### The preload shim's announcements ({args.announcements} lock/unlock pairs, one thread)\n")
+    print("| configuration | median | range |\n|---|---|---|")
+    print(median_row("native (the shim is not loaded)", native, "µs/call"))
+    print(median_row("`run --sync-points auto`: by system call", syscall, "µs/announcement"))
+    print(median_row("…under a filter of the program's own: by trap (int3)", trap, "µs/announcement"))
+    print(median_row("ratio trap / system call", [t / s for t, s in zip(trap, syscall)], "×"))
 
 
 def tools_section(args, ct):

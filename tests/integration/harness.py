@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Integration checks of `chess-trace run` against real programs.
 
-    harness.py CHESS_TRACE same-as-native PROGRAM [ARGS...]
+    harness.py CHESS_TRACE same-as-native [--run-option OPT]... PROGRAM [ARGS...]
     harness.py CHESS_TRACE deadlock --function NAME [--function NAME...] PROGRAM [ARGS...]
     harness.py CHESS_TRACE stop-signal SIGNAL EXIT_CODE PROGRAM
     harness.py CHESS_TRACE no-survivors [--stderr TEXT] EXIT_CODE CHESS_TRACE_ARGS...
@@ -9,7 +9,8 @@
     harness.py CHESS_TRACE deterministic [--runs N] [--ids] [--run-option OPT]... PROGRAM [ARGS...]
     harness.py CHESS_TRACE virtual-time [--runs N] [--max-wall S] [--run-option OPT]... PROGRAM [ARGS...]
     harness.py CHESS_TRACE explore --outcome OUTCOME [--execution N] [--preemptions P] [--schedules N]
-                                   [--signal SIG] [--function NAME]... [--option OPT]... [--twice] PROGRAM
+                                   [--signal SIG] [--function NAME]... [--option OPT]... [--twice]
+                                   [--forked | --not-forked-because TEXT] PROGRAM
     harness.py CHESS_TRACE explore-interrupt PROGRAM
     harness.py CHESS_TRACE isolated-network [--port N | --host-holds-port] [--replays N] [--run-option OPT]...
                                             PROGRAM
@@ -64,10 +65,10 @@ def shell_status(code):
     return 128 - code if code < 0 else code
 
 
-def same_as_native(chess_trace, program):
+def same_as_native(chess_trace, program, run_options=()):
     native = run(program)
     native = (shell_status(native[0]),) + native[1:]
-    traced = run([chess_trace, "run", "--"] + program)
+    traced = run([chess_trace, "run", *run_options, "--"] + program)
     if native[0] != traced[0] or native[1] != traced[1]:
         diff = "".join(difflib.unified_diff(native[1].splitlines(keepends=True), traced[1].splitlines(keepends=True),
                                             "stdout native", "stdout under chess-trace run"))
@@ -566,17 +567,24 @@ def virtual_time(chess_trace, runs, max_wall, run_options, program):
     print(f"ok: {runs} run{'s' if runs != 1 else ''} exited 0, the slowest in {slowest:.3f} s of wall time")
 
 
-def record_replay(chess_trace, replays, rebuilt, program, input_lines=0, input_kind="pipe", run_options=()):
+def record_replay(chess_trace, replays, rebuilt, program, input_lines=0, input_kind="pipe", run_options=(),
+                  as_native=False):
     """Records the program with run --trace, then replays the trace `replays` times: each replay
     must say it reproduced the run and print exactly the recorded run's stdout. With `rebuilt`,
     the replays run a copy of the program at another path, as a clean rebuild would be. With
     `input_lines`, the run's stdin holds that many lines (through a pipe or from a file) and the
-    replays' stdin is /dev/null: what the program read must come from the trace."""
+    replays' stdin is /dev/null: what the program read must come from the trace. With
+    `as_native`, the recorded run must also end and print as the program does natively."""
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "run.trace")
         command = [chess_trace, "run", "--trace", trace] + list(run_options) + ["--"] + program
         if input_lines == 0:
             code, out, err = run(command)
+            if as_native:
+                native_code, native_out, _ = run(program)
+                if shell_status(native_code) != code or native_out != out:
+                    fail(f"the recorded run differs from the native one: exit {code}, natively "
+                         f"{shell_status(native_code)}\nstdout:\n{out}\nnative stdout:\n{native_out}\nstderr:\n{err}")
         else:
             text = "".join(f"line {n:06d} {(n * 7919) % 1000003}\n" for n in range(input_lines)).encode()
             if input_kind == "pipe":
@@ -832,12 +840,13 @@ def report_golden(chess_trace, golden, options, program):
 
 
 def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name, functions, options, twice,
-            found_by, program, forked=False, input_text=None, blind=False):
+            found_by, program, forked=False, input_text=None, blind=False, not_forked_because=None):
     """`explore` finds the bug (or none) it must, after exactly the executions and with exactly the
     preemptions expected, the same way when run twice, and its trace replays the bug. With
     `forked`, every execution but the first must have been forked from the fork server's
     template, and a search with --no-fork-server must end the same way: the same executions,
-    preemptions and schedules, and the same output of the failing execution."""
+    preemptions and schedules, and the same output of the failing execution. With
+    `not_forked_because`, none may have been, and the report's reason must contain that text."""
     found = []
     input_bytes = input_text.encode() if input_text is not None else None
     for attempt in range(2 if twice else 1):
@@ -860,6 +869,11 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
             coverage = report["coverage"]
             if forked and attempt == 0:
                 compare_with_exec(chess_trace, report, err, options, program, input_bytes)
+            if not_forked_because is not None:
+                fork = report["fork_server"]
+                if fork["forked"] != 0 or not_forked_because not in (fork["unused_because"] or ""):
+                    fail(f"{fork['forked']} executions forked, not used because {fork['unused_because']!r}; expected "
+                         f"none, because of {not_forked_because!r}:\n{err}")
             if outcome == "none":
                 # A program whose threads synchronize out of the search's sight (atomics, Rust's
                 # std::sync, a static binary) gets no "no bug: all … explored": it is no proof.
@@ -1014,6 +1028,7 @@ def main():
     parser.add_argument("chess_trace")
     sub = parser.add_subparsers(dest="check", required=True)
     p = sub.add_parser("same-as-native")
+    p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("deadlock")
     p.add_argument("--function", action="append", default=[])
@@ -1054,6 +1069,7 @@ def main():
     p.add_argument("--input-lines", type=int, default=0, help="lines of stdin for the recorded run")
     p.add_argument("--input-kind", choices=["pipe", "file"], default="pipe")
     p.add_argument("--run-option", action="append", default=[], help="an option for chess-trace run")
+    p.add_argument("--as-native", action="store_true", help="the recorded run must end and print as natively")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("replay-divergence")
     p.add_argument("--changed", action="append", default=[])
@@ -1094,6 +1110,7 @@ def main():
     p.add_argument("--input", help="the text on the search's standard input (a pipe)")
     p.add_argument("--blind", action="store_true",
                    help="no bug, but a program's sync operations were no scheduling points: the verdict says so")
+    p.add_argument("--not-forked-because", help="no execution was forked, and the report says why with this text")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("program-in-tmp")
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -1109,7 +1126,7 @@ def main():
     p.add_argument("program", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     if args.check == "same-as-native":
-        same_as_native(args.chess_trace, args.program)
+        same_as_native(args.chess_trace, args.program, args.run_option)
     elif args.check == "deadlock":
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
@@ -1128,7 +1145,7 @@ def main():
         deterministic(args.chess_trace, args.runs, args.ids, args.run_option, args.program)
     elif args.check == "record-replay":
         record_replay(args.chess_trace, args.replays, args.rebuilt, args.program, args.input_lines, args.input_kind,
-                      args.run_option)
+                      args.run_option, args.as_native)
     elif args.check == "replay-divergence":
         replay_divergence(args.chess_trace, args.program, args.changed, args.expect)
     elif args.check == "damaged-traces":
@@ -1144,7 +1161,7 @@ def main():
     elif args.check == "explore":
         explore(args.chess_trace, args.outcome, args.execution, args.preemptions, args.schedules, args.signal,
                 args.function, args.option, args.twice, args.found_by, args.program, args.forked, args.input,
-                args.blind)
+                args.blind, args.not_forked_because)
     elif args.check == "program-in-tmp":
         program_in_tmp(args.chess_trace, args.program)
     elif args.check == "explore-interrupt":

@@ -3,13 +3,16 @@
  * traps only sometimes (a non-blocking flock). It has no tracer of its own, so natively each of
  * them fails with ENOSYS — and must under chess-trace, whose stops for them carry the program's
  * data. Reading the clock goes through the vDSO natively, whatever the filter says; under
- * chess-trace, which hides the vDSO, it must still work. */
+ * chess-trace, which hides the vDSO, it must still work. Then the program traps itself, with
+ * raise(SIGTRAP) and an int3 of its own: its handler must see both, though the preload shim
+ * announces by int3 too under a filter (chess-trace takes only its own traps). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,12 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t traps;
+static void count_trap(int signal) {
+  (void)signal;
+  ++traps;
+}
 
 static void report(const char* what, long rc) {
   printf("%s: %s\n", what, rc < 0 ? strerrorname_np(errno) : "ok");
@@ -48,5 +57,9 @@ int main(void) {
   struct timespec now;
   report("clock_gettime", clock_gettime(CLOCK_MONOTONIC, &now));
   report("getpid", getpid());
+  signal(SIGTRAP, count_trap);
+  raise(SIGTRAP);
+  __asm__ volatile("int3");
+  printf("SIGTRAP handled %d times\n", (int)traps);
   return 0;
 }
