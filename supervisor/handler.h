@@ -214,6 +214,9 @@ struct Changes {
 };
 Changes WantedChanges(bool is_wait4, uint64_t options);
 
+// The handler of a family (the data bits of chess-trace's SECCOMP_RET_TRACE).
+FamilyHandler HandlerFor(seccomp::SyscallFamily family);
+
 FamilyHandler FutexHandler();
 FamilyHandler CloneHandler();
 FamilyHandler ExitHandler();

@@ -680,37 +680,4 @@ void Supervisor::Refuse(const Thread& thread, const std::string& call, int error
   Notice("refused " + call + ": " + why + "; the program sees " + std::string(strerrorname_np(error)));
 }
 
-FamilyHandler Supervisor::HandlerFor(seccomp::SyscallFamily family) const {
-  using F = seccomp::SyscallFamily;
-  switch (family) {
-    case F::kFutex: return FutexHandler();
-    case F::kClone: return CloneHandler();
-    case F::kExit: return ExitHandler();
-    case F::kExec: return ExecHandler();
-    case F::kYield: return YieldHandler();
-    case F::kSleep: return SleepHandler();
-    case F::kThreadSetup: return ThreadSetupHandler();
-    case F::kAffinity: return AffinityHandler();
-    case F::kRefused: return RefusedHandler();
-    case F::kHypercall: return HypercallHandler();
-    case F::kWait: return WaitHandler();
-    case F::kSignal: return SignalHandler();
-    case F::kInput: return InputHandler();
-    case F::kOutput: return OutputHandler();
-    case F::kPoll: return PollHandler();
-    case F::kSplice: return SpliceHandler();
-    case F::kSignalWait: return SignalWaitHandler();
-    case F::kRestart: return RestartHandler();
-    case F::kFileLock: return FileLockHandler();
-    case F::kIpc: return IpcHandler();
-    case F::kTime: return TimeHandler();
-    case F::kRandom: return RandomHandler();
-    case F::kTimer: return TimerHandler();
-    case F::kPublish: return PublishHandler();
-    case F::kSeccomp: return SeccompHandler();
-  }
-  CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
-  return RefusedHandler();
-}
-
 }  // namespace chess::supervisor

@@ -317,7 +317,6 @@ class Supervisor final : private HandlerServices {
   // Stores a parked thread's result or edited registers, as its stop allows.
   void FlushRegisters(Thread& thread);
 
-  FamilyHandler HandlerFor(seccomp::SyscallFamily family) const;
   // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
   MonoNanos WallNow() const { return wall_.Monotonic(); }
   // Real time as of the event being handled (or the decision being made): what the per-stop
