@@ -6,8 +6,10 @@
  * numbers (and nothing else) to this process as user notifications. As chess-trace does, it
  * tells the shim it is there through the auxiliary vector (seccomp/hypercall_abi.h): it traces
  * PROGRAM just long enough to add the control word at its exec, then lets it go. With --refuse
- * the word carries another ABI version, which the shim must not speak. It answers every
- * hypercall with 0. At each sync op it reads the calling thread's registered struct
+ * the word carries another ABI version, which the shim must not speak. With --trap the word
+ * tells the shim to announce by trap (int3 and its marker), as under a seccomp filter of the
+ * program's own: it then keeps tracing every task of PROGRAM and answers the traps instead, and
+ * the transcript must be the same. It answers every hypercall with 0. At each sync op it reads the calling thread's registered struct
  * chess_thread_state out of the program's memory. The result is a transcript, one line per
  * hypercall, grouped by thread (the order within a thread is the program's; the interleaving
  * of threads is not deterministic, so it is not shown). Addresses are printed as the names
@@ -35,6 +37,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -282,36 +285,41 @@ static int receive_fd(int socket) {
   return fd;
 }
 
-static void answer(int listener, struct seccomp_notif *request, struct seccomp_notif_resp *response) {
-  pid_t tid = (pid_t)request->pid;
+/* Records hypercall `number` of thread `tid` and returns its answer. */
+static long record_hypercall(pid_t tid, long number, uint64_t first, uint64_t second) {
   struct thread *thread = thread_for(tid);
   struct event *event = add_event(thread);
-  long number = request->data.nr - CHESS_HYPERCALL_BASE;
-  response->id = request->id;
-  response->val = 0;
-  response->error = 0;
-  response->flags = 0;
   switch (number) {
     case CHESS_HC_THREAD_STATE:
       event->kind = kThreadState;
-      thread->state_address = request->data.args[0];
+      thread->state_address = first;
       if (!read_state(tid, thread->state_address, &event->state)) event->state.abi_version = 0xdead;
-      break;
+      return 0;
     case CHESS_HC_SYNC_OP:
       event->kind = kSyncOp;
-      event->args[0] = request->data.args[0];
-      event->args[1] = request->data.args[1];
+      event->args[0] = first;
+      event->args[1] = second;
       event->registered = thread->state_address != 0;
       if (event->registered) event->state_read = read_state(tid, thread->state_address, &event->state);
-      break;
+      return 0;
     default:
       event->kind = kOther;
       event->args[0] = (uint64_t)number;
-      response->error = -ENOSYS;
-      break;
+      return -ENOSYS;
   }
+}
+
+/* A hypercall made as a system call, handed over by the filter. */
+static void answer(int listener, struct seccomp_notif *request, struct seccomp_notif_resp *response) {
+  pid_t tid = (pid_t)request->pid;
+  long result = record_hypercall(tid, request->data.nr - CHESS_HYPERCALL_BASE, request->data.args[0],
+                                 request->data.args[1]);
+  response->id = request->id;
+  response->val = 0;
+  response->error = result < 0 ? (int)result : 0;
+  response->flags = 0;
   /* ENOENT: the thread was interrupted by a signal and will make the call again. */
-  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, response) != 0 && errno == ENOENT) --thread->count;
+  if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, response) != 0 && errno == ENOENT) --thread_for(tid)->count;
 }
 
 /* ---- the control word ---- */
@@ -321,6 +329,45 @@ static int remote(pid_t pid, uint64_t address, void *buffer, size_t size, int wr
   struct iovec there = {(void *)(uintptr_t)address, size};
   ssize_t done = write ? process_vm_writev(pid, &local, 1, &there, 1, 0) : process_vm_readv(pid, &local, 1, &there, 1, 0);
   return done == (ssize_t)size;
+}
+
+/* A SIGTRAP of a traced thread that is the shim's hypercall trap (seccomp/hypercall_abi.h):
+ * recorded, answered in rax, and the thread moved past the marker. 0 for any other SIGTRAP. */
+static int answer_trap(pid_t tid) {
+  struct user_regs_struct regs;
+  uint64_t signature = 0;
+  if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) != 0 || !remote(tid, regs.rip - 1, &signature, 8, 0) ||
+      signature != CHESS_TRAP_SIGNATURE)
+    return 0;
+  regs.rax = (uint64_t)record_hypercall(tid, (long)regs.rax - CHESS_HYPERCALL_BASE, regs.rdi, regs.rsi);
+  regs.rip += CHESS_TRAP_MARKER_LENGTH;
+  return ptrace(PTRACE_SETREGS, tid, NULL, &regs) == 0;
+}
+
+/* With --trap: every task of the program is traced (threads, forks), and stops only for the
+ * shim's traps, which are answered; the other stops are let go as they came. Returns 1 once
+ * `child` itself is gone (its status in `*status`). */
+static int serve_traps(pid_t child, int *status) {
+  static pid_t known[4096];
+  static int known_count;
+  int child_gone = 0, stop;
+  pid_t tid;
+  while ((tid = waitpid(-1, &stop, __WALL | WNOHANG)) > 0) {
+    if (WIFEXITED(stop) || WIFSIGNALED(stop)) {
+      if (tid == child) {
+        *status = stop;
+        child_gone = 1;
+      }
+      continue;
+    }
+    int signal = WSTOPSIG(stop), seen = 0;
+    for (int i = 0; i < known_count && !seen; ++i) seen = known[i] == tid;
+    if (!seen && known_count < 4096) known[known_count++] = tid;
+    if ((stop >> 16) != 0 || (signal == SIGTRAP && answer_trap(tid)) || (!seen && signal == SIGSTOP))
+      signal = 0; /* an event, a trap answered, a new task's first stop */
+    ptrace(PTRACE_CONT, tid, NULL, (void *)(long)signal);
+  }
+  return child_gone;
 }
 
 /* At the exec stop of `child` (its rsp on argc): adds the two entries of the control word
@@ -367,7 +414,7 @@ static char *slurp(const char *path) {
 
 int main(int argc, char **argv) {
   const char *preload = NULL, *expect = NULL;
-  int refuse = 0, print = 0, arg = 1;
+  int refuse = 0, print = 0, trap = 0, arg = 1;
   for (; arg < argc && argv[arg][0] == '-'; ++arg) {
     if (strcmp(argv[arg], "--preload") == 0 && arg + 1 < argc)
       preload = argv[++arg];
@@ -377,11 +424,14 @@ int main(int argc, char **argv) {
       refuse = 1;
     else if (strcmp(argv[arg], "--print") == 0)
       print = 1;
+    else if (strcmp(argv[arg], "--trap") == 0)
+      trap = 1;
     else
       break;
   }
   if (preload == NULL || arg >= argc) {
-    fprintf(stderr, "usage: %s --preload SHIM [--refuse] [--expect FILE | --print] PROGRAM [ARGS...]\n", argv[0]);
+    fprintf(stderr, "usage: %s --preload SHIM [--refuse] [--trap] [--expect FILE | --print] PROGRAM [ARGS...]\n",
+            argv[0]);
     return 2;
   }
   alarm(60);
@@ -419,12 +469,32 @@ int main(int argc, char **argv) {
     fprintf(stderr, "fake_supervisor: %s did not stop at its exec (status 0x%x)\n", argv[arg], stop);
     return 1;
   }
-  const uint64_t word = refuse ? CHESS_HC_VERSION + 1 : CHESS_HC_VERSION;
+  const uint64_t word = (refuse ? CHESS_HC_VERSION + 1 : CHESS_HC_VERSION) | (trap ? CHESS_CONTROL_TRAP : 0);
   if (!add_control_word(child, word)) {
     fprintf(stderr, "fake_supervisor: could not add the control word to %s's auxiliary vector\n", argv[arg]);
     return 1;
   }
-  ptrace(PTRACE_DETACH, child, NULL, NULL);
+  if (trap) {
+    const long options = PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
+                         PTRACE_O_EXITKILL;
+    if (ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)options) != 0 || ptrace(PTRACE_CONT, child, NULL, NULL) != 0) {
+      perror("fake_supervisor: ptrace");
+      return 1;
+    }
+  } else {
+    ptrace(PTRACE_DETACH, child, NULL, NULL);
+  }
+  int status = 0, child_gone = 0;
+  /* Traced tasks stop without a descriptor saying so, but each stop sends this process a
+   * SIGCHLD: blocked here (not in the program, forked already) and read from a signalfd. */
+  int stops = -1;
+  if (trap) {
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    stops = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+  }
 
   struct seccomp_notif_sizes sizes;
   if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
@@ -440,9 +510,15 @@ int main(int argc, char **argv) {
 
   /* Until every task under the filter is gone and the program's output is closed. */
   int listening = 1, reading = 1;
-  while (listening || reading) {
-    struct pollfd fds[2] = {{listening ? listener : -1, POLLIN, 0}, {reading ? output[0] : -1, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
+  while (listening || reading || (trap && !child_gone)) {
+    struct pollfd fds[3] = {{listening ? listener : -1, POLLIN, 0}, {reading ? output[0] : -1, POLLIN, 0},
+                            {stops, POLLIN, 0}};
+    if (trap) {
+      struct signalfd_siginfo info;
+      while (read(stops, &info, sizeof info) > 0) continue;
+      if (serve_traps(child, &status)) child_gone = 1;
+    }
+    if (poll(fds, 3, trap ? 100 : -1) < 0) {
       if (errno == EINTR) continue;
       perror("poll");
       return 1;
@@ -463,8 +539,7 @@ int main(int argc, char **argv) {
     }
   }
   program_output[output_used] = '\0';
-  int status = 0;
-  waitpid(child, &status, 0);
+  if (!child_gone) waitpid(child, &status, 0);
   read_names(program_output);
   char *text = transcript();
   if (print) fputs(text, stdout);
