@@ -35,7 +35,7 @@ void Supervisor::HandOver(const std::string& where) {
     if (thread->process->shim_control != 0 && quieted.insert(thread->process->address_space).second) {
       SetShimControl(*thread, 0);
     }
-    if (thread->at_hypercall_trap) {
+    if (thread->at_seccomp_stop && thread->at_hypercall_trap) {
       // Stopped at a hypercall trap: answered, and past its marker (thread->regs say so).
       Registers regs = thread->regs;
       regs.SetSyscallResult(0);

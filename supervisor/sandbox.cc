@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include <cerrno>
 #include <utility>
 
 #include "seccomp/arch.h"
@@ -84,6 +85,14 @@ bool Supervisor::OnHypercallTrap(Thread& thread) {
   if (!signature || *signature != CHESS_TRAP_SIGNATURE) return false;
   thread.regs = regs;
   thread.regs.raw().rip += CHESS_TRAP_MARKER_LENGTH;  // stored with the answer
+  if (!IsHypercall(static_cast<int64_t>(regs.raw().rax))) {
+    // Not a number of the ABI (the shim never makes one): answered at once, like the system
+    // call of a number nobody knows.
+    thread.regs.SetSyscallResult(-ENOSYS);
+    ptrace::SetRegisters(thread.tid, thread.regs);
+    ptrace::Resume(thread.tid);
+    return true;
+  }
   thread.at_hypercall_trap = true;
   thread.call.nr = static_cast<int64_t>(regs.raw().rax);
   thread.call.args[0] = regs.Arg(0);

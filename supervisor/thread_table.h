@@ -125,8 +125,9 @@ struct Thread {
 
   // How to resume a parked thread.
   bool at_seccomp_stop = false;       // stopped at a trapped syscall (or a hypercall trap)
-  // Stopped at the preload shim's hypercall trap (an int3, seccomp/hypercall_abi.h), not at a
-  // syscall: `call` names the hypercall, and completing it skips the trap's marker.
+  // With at_seccomp_stop: stopped at the preload shim's hypercall trap (an int3,
+  // seccomp/hypercall_abi.h), not at a syscall; `call` names the hypercall, and completing it
+  // skips the trap's marker.
   bool at_hypercall_trap = false;
   // The supervisor changed this syscall's number or arguments before the kernel ran it: the
   // program's filters judged the changed call (see filters).
