@@ -155,8 +155,6 @@ namespace {
 // wait (try) on 0x5555…, announced by the preload shim" (on `object`, the variable, if named).
 std::string FormatHypercall(const TrappedCall& call, std::string_view object) {
   switch (call.nr - seccomp::kHypercallFirst) {
-    case CHESS_HC_HELLO:
-      return "the preload shim's greeting to chess-trace";
     case CHESS_HC_THREAD_STATE:
       return "the preload shim registering the thread's held-lock list at " + Hex(call.args[0]);
     case CHESS_HC_SYNC_OP:
