@@ -341,6 +341,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
   // The prefix ends at the root's first clone: the template point (supervisor_fork.cc).
   if (strategy_.Taping()) MakeTemplate(thread);
+  if (result_) return;  // the template could not be made, and the program died of it
   thread.at_hypercall_trap = false;
   thread.call.nr = thread.regs.SyscallNr();
   for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);

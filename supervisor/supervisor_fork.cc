@@ -132,9 +132,15 @@ void Supervisor::MakeTemplate(Thread& thread) {
     options_.fork_server->Decline(std::move(*refused));
   } else {
     // Failing leaves the root where it was: this execution goes on, and the next ones exec.
-    (void)options_.fork_server->Make(thread.tid, thread.regs, thread, fresh, *init_, SnapshotPrefix(thread));
-    // Back at the same seccomp stop (or dead: its event says so).
-    (void)ptrace::GetRegisters(thread.tid, thread.regs);
+    const Result<void> made =
+        options_.fork_server->Make(thread.tid, thread.regs, thread, fresh, *init_, SnapshotPrefix(thread));
+    // Back at the same seccomp stop — or dead while chess-trace injected calls into it (its own
+    // seccomp filter refused one that WhyFiltersRefuseTemplate let through, say): then how the
+    // execution ended is chess-trace's doing, not the program's.
+    if (!ptrace::GetRegisters(thread.tid, thread.regs)) {
+      Finish(search::Outcome::kError, "the program's process died while chess-trace forked a template from it" +
+                                          (made ? std::string() : " (" + made.error() + ")"));
+    }
   }
   strategy_.Forget();
 }
