@@ -83,10 +83,7 @@ Result<void> EnterDirectory(pid_t tid, const Registers& rewound, const std::stri
   if (!memory.Read(address, saved.data(), saved.size()) || !memory.Write(address, path.c_str(), path.size() + 1)) {
     return Error{"the forked process's stack could not hold its working directory's name"};
   }
-  Registers call = rewound;
-  call.raw().rax = SYS_chdir;
-  call.SetArg(0, address);
-  bool done = ptrace::SetRegisters(tid, call) && ptrace::ResumeToSyscallExit(tid);
+  bool done = ptrace::SetRegisters(tid, EnterDirectoryCall(rewound, address)) && ptrace::ResumeToSyscallExit(tid);
   auto event = done ? NextStop(tid) : std::nullopt;  // the call's entry
   done = event && event->kind == ptrace::StopKind::kSyscallTrap && ptrace::ResumeToSyscallExit(tid);
   event = done ? NextStop(tid) : std::nullopt;  // …and its exit
@@ -185,6 +182,13 @@ Registers TemplateCloneCall(const Registers& at, uint64_t child_tid, int fresh) 
   call.SetArg(2, 0);
   call.SetArg(3, child_tid);
   call.SetArg(4, 0);
+  return call;
+}
+
+Registers EnterDirectoryCall(const Registers& rewound, uint64_t path_address) {
+  Registers call = rewound;
+  call.raw().rax = SYS_chdir;
+  call.SetArg(0, path_address);
   return call;
 }
 

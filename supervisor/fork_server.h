@@ -69,6 +69,9 @@ Registers TemplateCloneCall(const Registers& at, uint64_t child_tid, int fresh);
 // In a process just forked from the template, rewound onto that clone (`rewound`): the
 // set_robust_list that gives it the template's robust list, made afresh.
 Registers RobustListCall(const Registers& rewound, uint64_t robust_list);
+// …and, with a private working directory (--isolate …,cwd), the chdir into this execution's,
+// its name at `path_address`, made afresh.
+Registers EnterDirectoryCall(const Registers& rewound, uint64_t path_address);
 
 class ForkServer {
  public:

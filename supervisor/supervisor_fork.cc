@@ -89,13 +89,24 @@ std::optional<std::string> Supervisor::WhyFiltersRefuseTemplate(const Thread& th
   if (auto why = refusal("the template point's call made again", SeccompDataOf(at.SyscallNr(), at, at.Ip()), false)) {
     return why;
   }
-  // …after set_robust_list, which a fork does not carry over.
-  if (thread.robust_list == 0) return std::nullopt;
+  // …after set_robust_list, which a fork does not carry over, and the chdir into a private
+  // working directory of its own (the name's address is below the stack, as the injection
+  // puts it; a filter is unlikely to look at it).
   Registers rewound = at;
   rewound.RewindToSyscall(at.SyscallNr());
-  const Registers robust = RobustListCall(rewound, thread.robust_list);
-  return refusal("the set_robust_list each forked process needs", SeccompDataOf(SYS_set_robust_list, robust, at.Ip()),
-                 false);
+  if (thread.robust_list != 0) {
+    const Registers robust = RobustListCall(rewound, thread.robust_list);
+    if (auto why = refusal("the set_robust_list each forked process needs",
+                           SeccompDataOf(SYS_set_robust_list, robust, at.Ip()), false)) {
+      return why;
+    }
+  }
+  if (!init_->CwdToEnter().empty()) {
+    const Registers chdir = EnterDirectoryCall(rewound, rewound.Sp() - 256);
+    return refusal("the chdir each forked process needs into its private working directory",
+                   SeccompDataOf(SYS_chdir, chdir, at.Ip()), false);
+  }
+  return std::nullopt;
 }
 
 PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
