@@ -44,7 +44,11 @@ std::string Plural(uint64_t count, const std::string& one, const std::string& ma
 std::string Seconds(double seconds) {
   if (seconds < 0) seconds = 0;  // a clock read twice across a tiny interval; never "-0.00 s"
   char text[32];
-  std::snprintf(text, sizeof(text), seconds < 0.0095 ? "%.3f s" : seconds < 10 ? "%.2f s" : "%.1f s", seconds);
+  if (seconds > 0 && seconds < 0.001) {
+    std::snprintf(text, sizeof(text), "%.0f µs", seconds * 1e6);
+  } else {
+    std::snprintf(text, sizeof(text), seconds < 0.0095 ? "%.3f s" : seconds < 10 ? "%.2f s" : "%.1f s", seconds);
+  }
   return text;
 }
 

@@ -38,7 +38,7 @@ std::string JsonReport(const supervisor::ExecutionResult& result, const std::str
 std::string SignalName(int signal);
 // "1 thread", "3 threads".
 std::string Plural(uint64_t count, const std::string& one, const std::string& many);
-// "0.003 s", "0.42 s", "12.5 s"; never negative.
+// "7 µs", "0.003 s", "0.42 s", "12.5 s"; never negative.
 std::string Seconds(double seconds);
 
 }  // namespace chess::cli
