@@ -10,18 +10,6 @@
 
 #if !defined(__x86_64__)
 #error "the chess-trace preload shim supports x86_64 only (see seccomp/arch.h)"
-/* The trap: int3 and the marker after it. The supervisor answers in rax and resumes the thread
- * after the marker; the other registers are left as they were (an int3 clobbers none). Made only
- * under chess-trace, when the control word says so: natively it would be a SIGTRAP. */
-static inline long chess_trap_hypercall2(long number, long first, long second) {
-  long result;
-  __asm__ volatile("int3\n\t.byte 0x0f, 0x1f, 0x80, 0x53, 0x53, 0x48, 0x43"
-                   : "=a"(result)
-                   : "a"(number), "D"(first), "S"(second)
-                   : "memory");
-  return result;
-}
-
 #endif
 
 static inline long chess_raw_syscall0(long number) {
