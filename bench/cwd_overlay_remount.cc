@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "supervisor/cwd_overlay.h"
+#include "supervisor/world/cwd_overlay.h"
 
 namespace {
 

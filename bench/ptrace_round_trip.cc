@@ -15,7 +15,7 @@
 #include "seccomp/filter.h"
 #include "seccomp/install.h"
 #include "seccomp/syscall_table.h"
-#include "supervisor/ptrace.h"
+#include "supervisor/ptrace/ptrace.h"
 
 namespace tracing = chess::supervisor::ptrace;
 

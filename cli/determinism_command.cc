@@ -12,7 +12,7 @@
 #include "search/recording_strategy.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
-#include "supervisor/output_capture.h"
+#include "supervisor/world/output_capture.h"
 
 namespace chess::cli {
 namespace {

@@ -10,7 +10,7 @@
 #include <cerrno>
 
 #include "search/replay_strategy.h"
-#include "supervisor/isolation.h"
+#include "supervisor/world/isolation.h"
 
 namespace chess::cli {
 namespace {

@@ -11,7 +11,7 @@
 #include "cli/messages.h"
 #include "search/strategy.h"
 #include "seccomp/filter.h"
-#include "supervisor/standard_input.h"
+#include "supervisor/world/standard_input.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::cli {

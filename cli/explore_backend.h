@@ -13,7 +13,7 @@
 #include "cli/visibility.h"
 #include "search/explorer.h"
 #include "search/recording_strategy.h"
-#include "supervisor/output_capture.h"
+#include "supervisor/world/output_capture.h"
 
 namespace chess::cli {
 

@@ -18,7 +18,7 @@
 #include "search/explorer.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
-#include "supervisor/event_waiter.h"
+#include "supervisor/ptrace/event_waiter.h"
 
 namespace chess::cli {
 namespace {

@@ -11,7 +11,7 @@ namespace chess::cli {
 class Messages {
  public:
   // Writes to a copy of fd 2 made now, so that messages still reach the terminal while the
-  // program's output is captured (supervisor/output_capture.h points fd 2 elsewhere then).
+  // program's output is captured (supervisor/world/output_capture.h points fd 2 elsewhere then).
   Messages();
   ~Messages();
   // Sends every later message to `path` (appending).

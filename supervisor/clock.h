@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "supervisor/remote_memory.h"
+#include "supervisor/ptrace/remote_memory.h"
 #include "supervisor/thread_table.h"
 
 namespace chess::supervisor {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "seccomp/hypercall_abi.h"
-#include "supervisor/remote_memory.h"
+#include "supervisor/ptrace/remote_memory.h"
 
 namespace chess::supervisor {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "search/determinism_check.h"
 #include "search/outcome.h"
-#include "supervisor/backtrace.h"
+#include "supervisor/report/backtrace.h"
 #include "supervisor/program_images.h"
-#include "supervisor/standard_descriptors.h"
+#include "supervisor/world/standard_descriptors.h"
 
 namespace chess::supervisor {
 

@@ -9,6 +9,13 @@
 
 namespace chess::supervisor {
 
+std::string FdTarget(pid_t pid, int fd) {
+  const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);
+  char target[512];
+  const ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
 FdCopy& FdCopy::operator=(FdCopy&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) close(fd_);

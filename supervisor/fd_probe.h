@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <utility>
 
 namespace chess::supervisor {
@@ -46,6 +47,9 @@ class FdCopy {
  private:
   int fd_ = -1;
 };
+
+// What /proc/PID/fd/FD links to ("pipe:[1234]", "socket:[5678]", a path), or "".
+std::string FdTarget(pid_t pid, int fd);
 
 class FdProbe {
  public:

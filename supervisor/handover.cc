@@ -10,7 +10,7 @@
 #include <set>
 
 #include "supervisor/supervisor.h"
-#include "supervisor/thread_report.h"
+#include "supervisor/report/thread_report.h"
 
 namespace chess::supervisor {
 

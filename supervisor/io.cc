@@ -8,9 +8,9 @@
 
 #include <string_view>
 
-#include "supervisor/fd_owners.h"
+#include "supervisor/report/fd_owners.h"
 #include "supervisor/supervisor.h"
-#include "supervisor/syscall_digest.h"
+#include "supervisor/report/syscall_digest.h"
 
 namespace chess::supervisor {
 namespace {

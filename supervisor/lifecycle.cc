@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "supervisor/exec_image.h"
-#include "supervisor/futex_key.h"
+#include "supervisor/handlers/futex_key.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
-#include "supervisor/transfer.h"
+#include "supervisor/handlers/transfer.h"
 
 namespace chess::supervisor {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "seccomp/bpf_interpreter.h"
-#include "supervisor/registers.h"
+#include "supervisor/ptrace/registers.h"
 #include "supervisor/thread_table.h"
 
 namespace chess::supervisor {

@@ -10,12 +10,12 @@
 
 #include "search/focus.h"
 #include "search/replay_strategy.h"
-#include "supervisor/backtrace.h"
+#include "supervisor/report/backtrace.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
-#include "supervisor/symbolizer.h"
-#include "supervisor/thread_report.h"
-#include "supervisor/waits_for.h"
+#include "supervisor/report/symbolizer.h"
+#include "supervisor/report/thread_report.h"
+#include "supervisor/report/waits_for.h"
 
 namespace chess::supervisor {
 namespace {

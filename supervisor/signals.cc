@@ -3,9 +3,9 @@
 // pending signal until its wait ended, or forever. Such a thread is released to run its real
 // syscall instead: the kernel then sees the signal and applies its own rules (EINTR,
 // SA_RESTART, default actions), and a restarted call comes back through the filter.
-#include "supervisor/pending_signals.h"
+#include "supervisor/handlers/pending_signals.h"
 #include "supervisor/supervisor.h"
-#include "supervisor/transfer.h"
+#include "supervisor/handlers/transfer.h"
 
 namespace chess::supervisor {
 namespace {

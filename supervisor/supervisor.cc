@@ -14,14 +14,14 @@
 
 #include "search/fnv1a.h"
 #include "seccomp/filter.h"
-#include "supervisor/backtrace.h"
+#include "supervisor/report/backtrace.h"
 #include "supervisor/instruction_scan.h"
 #include "supervisor/invariant.h"
-#include "supervisor/pending_signals.h"
-#include "supervisor/syscall_digest.h"
-#include "supervisor/symbolizer.h"
-#include "supervisor/thread_report.h"
-#include "supervisor/transfer.h"
+#include "supervisor/handlers/pending_signals.h"
+#include "supervisor/report/syscall_digest.h"
+#include "supervisor/report/symbolizer.h"
+#include "supervisor/report/thread_report.h"
+#include "supervisor/handlers/transfer.h"
 
 namespace chess::supervisor {
 

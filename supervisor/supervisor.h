@@ -18,16 +18,16 @@
 #include "search/strategy.h"
 #include "search/strategy_tape.h"
 #include "supervisor/clock.h"
-#include "supervisor/event_waiter.h"
+#include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/fd_probe.h"
-#include "supervisor/fork_server.h"
+#include "supervisor/world/fork_server.h"
 #include "supervisor/execution_result.h"
-#include "supervisor/futex_table.h"
-#include "supervisor/point_history.h"
-#include "supervisor/handler.h"
-#include "supervisor/isolation.h"
-#include "supervisor/launcher.h"
-#include "supervisor/ptrace.h"
+#include "supervisor/handlers/futex_table.h"
+#include "supervisor/report/point_history.h"
+#include "supervisor/handlers/handler.h"
+#include "supervisor/world/isolation.h"
+#include "supervisor/world/launcher.h"
+#include "supervisor/ptrace/ptrace.h"
 #include "supervisor/thread_table.h"
 
 namespace chess::supervisor {
@@ -80,7 +80,7 @@ struct SupervisorOptions {
   // each execution has namespaces of its own.
   IsolatedInit* shared_init = nullptr;
   // Where a search's executions are forked from, once the first one left a template there
-  // (supervisor/fork_server.h); null: every execution starts by execve. Used only with a
+  // (supervisor/world/fork_server.h); null: every execution starts by execve. Used only with a
   // shared init whose namespaces include pid and mnt, and only by executions nothing records
   // or observes (no log, observer, handover or stacks to take).
   ForkServer* fork_server = nullptr;

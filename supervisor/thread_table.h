@@ -18,7 +18,7 @@
 #include "seccomp/syscall_table.h"
 #include "supervisor/fd_probe.h"
 #include "supervisor/program_images.h"
-#include "supervisor/registers.h"
+#include "supervisor/ptrace/registers.h"
 
 namespace chess::supervisor {
 

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "supervisor/fd_owners.h"
-#include "supervisor/pending_signals.h"
+#include "supervisor/report/fd_owners.h"
+#include "supervisor/handlers/pending_signals.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {

@@ -1,5 +1,5 @@
 // CaptureBacktrace on a real ptrace-stopped child, and FormatFrame's shapes.
-#include "supervisor/backtrace.h"
+#include "supervisor/report/backtrace.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 // CurrentStandardDescriptors and DescriptorStandIns on real descriptors 0-2. Each test runs in a
 // child process, which sets its own 0-2 as a user's shell would (a pipe, files, /dev/null), so
 // the test runner's are never touched; the child reports what it saw as text.
-#include "supervisor/descriptor_stand_ins.h"
+#include "supervisor/world/descriptor_stand_ins.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <functional>
 #include <string>
 
-#include "supervisor/standard_descriptors.h"
+#include "supervisor/world/standard_descriptors.h"
 
 namespace chess::supervisor {
 namespace {

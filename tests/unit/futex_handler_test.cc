@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "seccomp/arch.h"
-#include "supervisor/handler.h"
+#include "supervisor/handlers/handler.h"
 
 namespace chess::supervisor {
 namespace {

@@ -1,7 +1,7 @@
 // Futex keys as the kernel makes them: a shared futex on MAP_SHARED memory is keyed by the
 // backing object, so two mappings of one file meet; on private memory it stays per address
 // space. Looked up in this test process's own mappings.
-#include "supervisor/futex_key.h"
+#include "supervisor/handlers/futex_key.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "supervisor/futex_table.h"
+#include "supervisor/handlers/futex_table.h"
 
 #include <gtest/gtest.h>
 

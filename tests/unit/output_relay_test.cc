@@ -1,7 +1,7 @@
 // OutputRelay against real descriptors: a pipe, a pseudo-terminal (its "\n" → "\r\n" undone), a
 // file followed as it grows; a user's pipe that nobody reads never makes the program's stand-in
 // fill up, and a relay asked to finish or stopped always returns.
-#include "supervisor/output_relay.h"
+#include "supervisor/world/output_relay.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

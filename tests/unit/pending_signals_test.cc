@@ -1,4 +1,4 @@
-#include "supervisor/pending_signals.h"
+#include "supervisor/handlers/pending_signals.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

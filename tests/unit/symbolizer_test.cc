@@ -1,7 +1,7 @@
 // The symbolizer against a real program stopped under ptrace (tests/programs/symbols_probe.c):
 // source lines of its frames, names of its variables, with its debug information in the file,
 // in a separate file, or gone; and ModuleDebugInfo on files that are not what they claim.
-#include "supervisor/symbolizer.h"
+#include "supervisor/report/symbolizer.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -29,8 +29,8 @@
 #include <thread>
 #include <vector>
 
-#include "supervisor/backtrace.h"
-#include "supervisor/debug_info.h"
+#include "supervisor/report/backtrace.h"
+#include "supervisor/report/debug_info.h"
 
 namespace chess::supervisor {
 namespace {

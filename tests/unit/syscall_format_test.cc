@@ -1,4 +1,4 @@
-#include "supervisor/syscall_format.h"
+#include "supervisor/report/syscall_format.h"
 
 #include <gtest/gtest.h>
 #include <linux/futex.h>

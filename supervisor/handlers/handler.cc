@@ -1,0 +1,77 @@
+#include "supervisor/handlers/handler.h"
+
+#include <poll.h>
+
+#include "supervisor/invariant.h"
+#include "supervisor/sandbox.h"
+
+namespace chess::supervisor {
+
+bool SyscallContext::FiltersPermitChange(const Registers& changed) const {
+  return FiltersPermit(thread, SeccompDataOf(changed.SyscallNr(), changed, changed.Ip()), true);
+}
+
+bool SyscallContext::FiltersPermitReentry(const Registers& changed) const {
+  // Rewound: rax is the number, and the instruction pointer is on the 2-byte `syscall`.
+  return FiltersPermit(thread, SeccompDataOf(changed.Return(), changed, changed.Ip() + 2), false);
+}
+
+Disposition NoDeferredOperation(SyscallContext& context) {
+  CHESS_CHECK(false, "a family without deferred operations was asked to execute one");
+  (void)context;
+  return Disposition::Native();
+}
+
+bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait) {
+  for (size_t i = 0; i < wait.fds.size(); ++i) {
+    const FdInterest& interest = wait.fds[i];
+    const short revents = i < wait.held.size() ? wait.held[i].Poll(interest.events)
+                                               : probe.Poll(tgid, interest.fd, interest.events);
+    const bool ready = (revents & (interest.events | POLLERR | POLLHUP | POLLNVAL)) != 0;
+    if (ready && !wait.needs_all) return true;
+    if (!ready && wait.needs_all) return false;
+  }
+  return wait.needs_all;
+}
+
+Disposition RunWhenFdsReady(SyscallContext& context) {
+  Thread& thread = context.thread;
+  CHESS_CHECK(thread.io_wait.has_value(), "a wait on descriptors without descriptors");
+  if (IoWaitReady(context.services.Fds(), thread.process->tgid, *thread.io_wait)) return Disposition::Native();
+  return Disposition::Block();
+}
+
+FamilyHandler HandlerFor(seccomp::SyscallFamily family) {
+  using F = seccomp::SyscallFamily;
+  switch (family) {
+    case F::kFutex: return FutexHandler();
+    case F::kClone: return CloneHandler();
+    case F::kExit: return ExitHandler();
+    case F::kExec: return ExecHandler();
+    case F::kYield: return YieldHandler();
+    case F::kSleep: return SleepHandler();
+    case F::kThreadSetup: return ThreadSetupHandler();
+    case F::kAffinity: return AffinityHandler();
+    case F::kRefused: return RefusedHandler();
+    case F::kHypercall: return HypercallHandler();
+    case F::kWait: return WaitHandler();
+    case F::kSignal: return SignalHandler();
+    case F::kInput: return InputHandler();
+    case F::kOutput: return OutputHandler();
+    case F::kPoll: return PollHandler();
+    case F::kSplice: return SpliceHandler();
+    case F::kSignalWait: return SignalWaitHandler();
+    case F::kRestart: return RestartHandler();
+    case F::kFileLock: return FileLockHandler();
+    case F::kIpc: return IpcHandler();
+    case F::kTime: return TimeHandler();
+    case F::kRandom: return RandomHandler();
+    case F::kTimer: return TimerHandler();
+    case F::kPublish: return PublishHandler();
+    case F::kSeccomp: return SeccompHandler();
+  }
+  CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
+  return RefusedHandler();
+}
+
+}  // namespace chess::supervisor

@@ -1,0 +1,253 @@
+// The contract between the event loop and the syscall handlers: a handler sees one trapped
+// syscall through a SyscallContext and answers with a Disposition. Handlers never call ptrace;
+// the loop applies what they decide.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "search/outcome.h"
+#include "search/random.h"
+#include "search/scheduling_point.h"
+#include "supervisor/clock.h"
+#include "supervisor/fd_probe.h"
+#include "supervisor/handlers/futex_table.h"
+#include "supervisor/ptrace/remote_memory.h"
+#include "supervisor/thread_table.h"
+
+namespace chess::supervisor {
+
+struct Disposition {
+  enum class Kind : uint8_t {
+    kComplete,  // emulated: store `value` as the result; the thread keeps running
+    kNative,    // the kernel runs the syscall; the thread keeps running
+    kPoint,     // a visible operation: the thread parks; the op runs when it is picked
+    kBlock,     // the thread now waits (its queue entry and deadline are already recorded)
+    kYield,     // emulated with `value` (or run by the kernel); the thread lets others run first
+    kNativeThenExit,  // the kernel runs the syscall; the handler's on_exit sees its result
+  };
+  Kind kind = Kind::kNative;
+  int64_t value = 0;
+  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
+  bool native = false;             // kYield: no emulated value, the kernel runs the call
+  search::OpKind op = search::OpKind::kSyscall;
+  uint64_t resource = 0;
+  bool is_write = false;
+  bool is_release = false;
+
+  static Disposition Complete(int64_t value) { return {Kind::kComplete, value}; }
+  static Disposition Native() { return {Kind::kNative}; }
+  static Disposition NativeWithRegisters() {
+    Disposition d{Kind::kNative};
+    d.registers_changed = true;
+    return d;
+  }
+  static Disposition NativeThenExit() {
+    Disposition d{Kind::kNativeThenExit};
+    d.registers_changed = true;
+    return d;
+  }
+  static Disposition Block() { return {Kind::kBlock}; }
+  static Disposition Yield(int64_t value) { return {Kind::kYield, value}; }
+  // Lets others run first, then the kernel runs the call (a poll with a zero timeout).
+  static Disposition YieldThenNative() {
+    Disposition d{Kind::kYield};
+    d.native = true;
+    return d;
+  }
+  static Disposition Point(search::OpKind op, uint64_t resource, bool is_write = false,
+                           bool is_release = false) {
+    Disposition d{Kind::kPoint};
+    d.op = op;
+    d.resource = resource;
+    d.is_write = is_write;
+    d.is_release = is_release;
+    return d;
+  }
+};
+
+// What handlers may do besides reading their own thread.
+class HandlerServices {
+ public:
+  virtual ~HandlerServices() = default;
+  // A blocked thread becomes ready; its syscall returns `result`.
+  virtual void Wake(Thread& thread, int64_t result) = 0;
+  virtual ThreadTable& Threads() = 0;
+  virtual FutexTable& Futexes() = 0;
+  virtual const Clock& Time() = 0;
+  // A message for the user, printed once per distinct text.
+  virtual void Notice(const std::string& text) = 0;
+  // The calling thread's call is refused: it gets `error`, for the reason `why`. Kept in the
+  // execution's result (a failure after it is `unsupported`) and said once as a notice.
+  virtual void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) = 0;
+  // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
+  // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
+  virtual void SignalSent(pid_t pid, bool thread) = 0;
+  // Whether a SIGCONT or SIGKILL for `pid` (the program's; 0 or less: any) would change a
+  // process of the tree at once, without any thread of it being picked: a stopped process
+  // continues, a killed one dies. Those changes are then waited for (SettleSignalled).
+  virtual bool SignalActsAtOnce(pid_t pid, bool thread, int signal) = 0;
+  // The kernel has sent such a signal: its effects are collected now, before anyone else runs,
+  // so that whether a parent's wait sees them never depends on when the kernel reports them.
+  virtual void SettleSignalled(pid_t pid, bool thread, int signal) = 0;
+  // The thread's descriptors, looked at without touching them.
+  virtual FdProbe& Fds() = 0;
+  // Whether chess-trace sees the program's SysV IPC objects (it could enter their namespace).
+  virtual bool IpcVisible() = 0;
+  // The run's seeded randomness, or nullptr when the program gets the machine's.
+  virtual search::SeededRandom* Random() = 0;
+  // Virtual time moves by `nanos` (a clock read); nothing happens with real time.
+  virtual void AdvanceTime(int64_t nanos) = 0;
+  // Whether reads, writes and polls of pipes and sockets are scheduling points (a search wants
+  // them; a single faithful run does not need to stop there).
+  virtual bool IoPoints() = 0;
+  // Whether an operation on `file` (a copy of the program's descriptor) is such a point: I/O
+  // points are on and the file is not one the tree was started with. Those — the terminal, the
+  // pipe to whoever started chess-trace, the captured output — have their other end outside,
+  // and whether they are pipes differs between a search and a replay.
+  virtual bool IoPointOn(const FdCopy& file) = 0;
+  // The thread's call is about to create, remove or rename a name other processes see (a file,
+  // a directory, a socket path): what is there now is noted when a search watches names
+  // (SupervisorOptions::watch_names), to explain why a later execution could not follow this one.
+  virtual void NoteSharedNames(const Thread& thread) = 0;
+  // Ends the execution now with `outcome` (a limit the user set was exceeded).
+  virtual void Stop(search::Outcome outcome, const std::string& message) = 0;
+  // How many more processes the tree may create, and the limit (--max-processes).
+  virtual size_t ProcessesAllowed() = 0;
+  virtual size_t MaxProcesses() = 0;
+  // The CPU mask the program must see (the machine's, not the supervisor's pinning), or empty
+  // when the tree is not pinned and affinity calls run natively.
+  virtual const std::vector<uint8_t>& VisibleAffinity() = 0;
+  // The kernel installed `program` as a seccomp filter of the thread's own (of all its
+  // process's threads with `all_threads`, SECCOMP_FILTER_FLAG_TSYNC).
+  virtual void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) = 0;
+};
+
+struct SyscallContext {
+  Thread& thread;
+  HandlerServices& services;
+  // restart_syscall: the wait a signal interrupted goes on until the deadline it had.
+  std::optional<MonoNanos> deadline_override = std::nullopt;
+
+  uint64_t Arg(int i) const { return thread.call.args[i]; }
+  RemoteMemory Memory() const { return RemoteMemory(thread.tid); }
+  FdCopy CopyFd(int fd) const { return services.Fds().Copy(thread.process->tgid, fd); }
+
+  // Records that the caller waits, until woken or until `deadline` (then it returns
+  // `timeout_result`, or the family's on_timeout decides).
+  // Whether the thread's own seccomp filters let the kernel run its call with the number and
+  // arguments of `changed` instead of its own: they judge it again when the thread leaves this
+  // seccomp stop (sandbox.h). With none, they do.
+  bool FiltersPermitChange(const Registers& changed) const;
+  // Whether they let the thread make the call of `changed`, rewound onto its `syscall`
+  // instruction, afresh: then only an ALLOW (or LOG) lets chess-trace's filter see it.
+  bool FiltersPermitReentry(const Registers& changed) const;
+
+  Disposition BlockUntil(std::optional<MonoNanos> deadline, int64_t timeout_result) {
+    thread.deadline = deadline;
+    thread.deadline_result = timeout_result;
+    return Disposition::Block();
+  }
+  // The call waits on descriptors, which are ready now or not (`ready_now`). With scheduling
+  // points at I/O the thread parks at a point and its deferred operation (RunWhenFdsReady)
+  // looks again when it is picked; otherwise the kernel runs a ready call at once, and a call
+  // that is not ready leaves the thread disabled until the descriptors are, or `deadline`.
+  Disposition WaitOnFds(IoWait wait, bool ready_now, std::optional<MonoNanos> deadline = std::nullopt,
+                        int64_t timeout_result = 0, uint64_t resource = 0, bool is_write = false) {
+    // A read or a write holds the copy of its descriptor already; a poll's are made here.
+    bool point = false;
+    for (const FdCopy& file : wait.held) point = point || services.IoPointOn(file);
+    if (wait.held.empty() && services.IoPoints()) {
+      for (const FdInterest& interest : wait.fds) {
+        point = point || services.IoPointOn(services.Fds().Copy(thread.process->tgid, interest.fd));
+      }
+    }
+    if (!point && ready_now) return Disposition::Native();
+    thread.io_wait = std::move(wait);
+    thread.deadline = deadline;
+    thread.deadline_result = timeout_result;
+    if (point) return Disposition::Point(search::OpKind::kIo, resource, is_write);
+    return Disposition::Block();
+  }
+};
+
+// Whether the descriptors of `wait` are ready now: any of them, or all with needs_all.
+bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait);
+
+// The deferred half of a call that waits on descriptors (see WaitOnFds): the kernel runs it if
+// they are ready now; otherwise the thread is disabled until they are, or its deadline.
+Disposition RunWhenFdsReady(SyscallContext& ctx);
+
+// The `execute` half of families whose entry never answers kPoint.
+Disposition NoDeferredOperation(SyscallContext& context);
+
+// One entry per syscall family. `execute` runs a deferred visible operation (kPoint) once the
+// scheduler picks the thread, and may itself answer kBlock. `on_exit` runs at the syscall-exit
+// stop a kNativeThenExit asked for: it answers kComplete (the call returns that), or kBlock
+// (the thread stays inside the call: its registers were rewound to re-enter it when ready).
+// `on_timeout` runs when a blocked thread's deadline passes; without it the call returns the
+// result BlockUntil recorded. `ready` tells whether a thread that waits for an object
+// (waits_for_object) could go on now; its `execute` then runs again. `on_signal`: see below.
+struct FamilyHandler {
+  Disposition (*on_entry)(SyscallContext&);
+  Disposition (*execute)(SyscallContext&) = NoDeferredOperation;
+  Disposition (*on_exit)(SyscallContext&) = nullptr;
+  Disposition (*on_timeout)(SyscallContext&) = nullptr;
+  bool (*ready)(SyscallContext&) = nullptr;
+  // A signal ends the thread's emulated wait; `handled`: a handler will run for it. kComplete:
+  // the call returns that (the signal is taken as the thread leaves it); kNative, or no hook:
+  // the kernel runs the call and applies its own rules.
+  Disposition (*on_signal)(SyscallContext&, bool handled) = nullptr;
+};
+
+// Which changes of a child a wait4/waitid collects (its options).
+struct Changes {
+  bool exit = true;
+  bool stop = false;
+  bool resume = false;
+  bool Collects(Process::JobChange change) const {
+    return (change == Process::JobChange::kStopped && stop) || (change == Process::JobChange::kContinued && resume);
+  }
+};
+Changes WantedChanges(bool is_wait4, uint64_t options);
+
+// The handler of a family (the data bits of chess-trace's SECCOMP_RET_TRACE).
+FamilyHandler HandlerFor(seccomp::SyscallFamily family);
+
+FamilyHandler FutexHandler();
+FamilyHandler CloneHandler();
+FamilyHandler ExitHandler();
+FamilyHandler ExecHandler();
+FamilyHandler ThreadSetupHandler();
+FamilyHandler YieldHandler();
+FamilyHandler SleepHandler();
+FamilyHandler AffinityHandler();
+FamilyHandler RefusedHandler();
+FamilyHandler HypercallHandler();
+FamilyHandler WaitHandler();
+FamilyHandler SignalHandler();
+FamilyHandler InputHandler();
+FamilyHandler OutputHandler();
+FamilyHandler PollHandler();
+FamilyHandler SpliceHandler();
+FamilyHandler SignalWaitHandler();
+FamilyHandler PublishHandler();
+FamilyHandler RestartHandler();
+FamilyHandler FileLockHandler();
+FamilyHandler IpcHandler();
+FamilyHandler TimeHandler();
+FamilyHandler RandomHandler();
+FamilyHandler TimerHandler();
+FamilyHandler SeccompHandler();
+
+// A siginfo the kernel wrote for a signal taken synchronously (sigtimedwait): a POSIX timer's
+// gets its overrun count, as the kernel gives it at delivery.
+void TimerSignalTakenByWait(SyscallContext& context, uint64_t info_address);
+
+// A read of /dev/urandom or /dev/random, answered from the run's seeded randomness.
+Disposition ReadRandomDevice(SyscallContext& context);
+
+}  // namespace chess::supervisor

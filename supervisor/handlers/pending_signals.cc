@@ -1,0 +1,55 @@
+#include "supervisor/handlers/pending_signals.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace chess::supervisor {
+namespace {
+
+constexpr uint64_t Bit(int signal) { return uint64_t{1} << (signal - 1); }
+
+// Signals whose default action is to do nothing: without a handler they never wake anyone.
+constexpr uint64_t kIgnoredByDefault = Bit(SIGCHLD) | Bit(SIGCONT) | Bit(SIGURG) | Bit(SIGWINCH);
+
+}  // namespace
+
+uint64_t SignalMasks::Waking(uint64_t pending, const SignalWait* wait) const {
+  const uint64_t mask = wait && wait->mask ? *wait->mask : blocked;
+  const uint64_t discarded = ignored | (kIgnoredByDefault & ~caught);
+  const uint64_t awaited = wait ? wait->awaited : 0;
+  return (pending & ~mask & ~discarded) | (pending & awaited);
+}
+
+std::optional<SignalMasks> ReadSignalMasks(pid_t tid) {
+  const std::string path = "/proc/" + std::to_string(tid) + "/status";
+  FILE* status = std::fopen(path.c_str(), "re");
+  if (status == nullptr) return std::nullopt;
+  SignalMasks masks;
+  struct Field {
+    const char* format;
+    uint64_t* value;
+  };
+  const Field fields[] = {{"SigPnd: %llx", &masks.thread_pending}, {"ShdPnd: %llx", &masks.process_pending},
+                          {"SigBlk: %llx", &masks.blocked},       {"SigIgn: %llx", &masks.ignored},
+                          {"SigCgt: %llx", &masks.caught}};
+  size_t found = 0;
+  char line[256];
+  while (found < std::size(fields) && std::fgets(line, sizeof(line), status) != nullptr) {
+    for (const Field& field : fields) {
+      unsigned long long value = 0;
+      if (std::sscanf(line, field.format, &value) == 1) {
+        *field.value = value;
+        ++found;
+        break;
+      }
+    }
+  }
+  std::fclose(status);
+  if (found < std::size(fields)) return std::nullopt;
+  return masks;
+}
+
+}  // namespace chess::supervisor

@@ -1,0 +1,71 @@
+// wait4 and waitid: a thread whose process has children, none of them exited, is disabled until
+// one exits; the kernel then runs the call, which reaps without blocking. Everything else (a
+// zombie to collect, no child at all, WNOHANG) the kernel answers at once. With cross-process
+// points the call is a scheduling point first: whether the parent looks before or after a
+// child's exit is a choice of the search (a WNOHANG poll most of all).
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "supervisor/handlers/handler.h"
+
+namespace chess::supervisor {
+namespace {
+
+enum class ChildState { kGone, kRunning, kZombie };
+
+ChildState StateOf(pid_t pid) {
+  const std::optional<char> state = KernelState(pid);
+  if (!state) return ChildState::kGone;
+  return *state == 'Z' || *state == 'X' ? ChildState::kZombie : ChildState::kRunning;
+}
+
+}  // namespace
+
+Changes WantedChanges(bool is_wait4, uint64_t options) {
+  return {is_wait4 || (options & WEXITED) != 0, (options & WUNTRACED) != 0, (options & WCONTINUED) != 0};
+}
+
+namespace {
+
+Disposition WaitForChildren(SyscallContext& ctx) {
+  const bool is_wait4 = ctx.thread.call.nr == SYS_wait4;
+  const uint64_t options = is_wait4 ? ctx.Arg(2) : ctx.Arg(3);
+  if (options & WNOHANG) return Disposition::Native();
+  // Which children the call waits for; process groups are not tracked, so a group wait counts
+  // every child (the kernel still applies the group when it runs the call).
+  pid_t only = 0;
+  if (is_wait4) {
+    const auto pid = static_cast<pid_t>(ctx.Arg(0));
+    if (pid > 0) only = pid;
+  } else {
+    if (ctx.Arg(0) == P_PID) only = static_cast<pid_t>(ctx.Arg(1));
+    if (ctx.Arg(0) == P_PIDFD) return Disposition::Native();
+  }
+  const Changes wanted = WantedChanges(is_wait4, options);
+  bool any_child = false;
+  for (const auto& [tgid, process] : ctx.services.Threads().Processes()) {
+    if (process->parent != ctx.thread.process->tgid || (only != 0 && process->program_pid != only)) continue;
+    const ChildState state = StateOf(tgid);
+    if (state == ChildState::kGone) continue;
+    if (state == ChildState::kZombie && wanted.exit) return Disposition::Native();  // reaped at once
+    if (wanted.Collects(process->job_change)) {
+      process->job_change = Process::JobChange::kNone;  // the kernel reports it now
+      return Disposition::Native();
+    }
+    any_child = true;
+  }
+  if (!any_child) return Disposition::Native();  // ECHILD, or a child chess-trace does not know
+  ctx.thread.waits_for_child = true;
+  return ctx.BlockUntil(std::nullopt, 0);
+}
+
+Disposition WaitEntry(SyscallContext& ctx) {
+  if (ctx.services.IoPoints()) return Disposition::Point(search::OpKind::kSyscall, 0, false);
+  return WaitForChildren(ctx);
+}
+
+}  // namespace
+
+FamilyHandler WaitHandler() { return {WaitEntry, WaitForChildren}; }
+
+}  // namespace chess::supervisor

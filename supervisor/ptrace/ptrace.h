@@ -1,0 +1,82 @@
+// The ptrace layer: the only code that calls ptrace(2) and waitpid(2). Each call is named for
+// what it does; failures that mean "the thread is gone" return false rather than throwing,
+// because a tracee can die at any moment (SIGKILL, exit_group of a sibling).
+#pragma once
+
+#include <functional>
+
+#include <sys/ptrace.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "supervisor/ptrace/registers.h"
+
+namespace chess::supervisor::ptrace {
+
+// Every option chess-trace needs; EXITKILL makes the kernel kill the tree if we die.
+long TraceOptions();
+
+// Attaches to a fresh child with PTRACE_SEIZE (needed for PTRACE_INTERRUPT). Returns 0 or errno.
+int Seize(pid_t pid);
+
+bool Resume(pid_t tid, int signal = 0);
+// Resumes a thread at a seccomp stop so that it stops again when the syscall returns.
+bool ResumeToSyscallExit(pid_t tid);
+bool Interrupt(pid_t tid);
+// Lets the thread go, delivering `signal` to it (SIGSTOP: it stays stopped for another tracer).
+bool Detach(pid_t tid, int signal = 0);
+// Leaves a thread in its group-stop (a job-control stop) while the tracer lets it be: it stays
+// stopped, and reports again when a SIGCONT ends the stop.
+bool Listen(pid_t tid);
+bool GetRegisters(pid_t tid, Registers& regs);
+bool SetRegisters(pid_t tid, const Registers& regs);
+std::optional<unsigned long> EventMessage(pid_t tid);
+bool GetSignalInfo(pid_t tid, siginfo_t& info);
+bool SetSignalInfo(pid_t tid, const siginfo_t& info);
+
+
+// What a waitpid status means for a traced thread.
+enum class StopKind : uint8_t {
+  kExited,       // WIFEXITED: `value` is the exit code
+  kKilled,       // WIFSIGNALED: `value` is the signal
+  kSeccomp,      // a SECCOMP_RET_TRACE stop
+  kEvent,        // PTRACE_EVENT_*: `value` is the event
+  kSignal,       // signal-delivery-stop: `value` is the signal
+  kGroupStop,    // group-stop of a seized thread: `value` is the stopping signal
+  kSyscallTrap,  // syscall-enter/exit stop (TRACESYSGOOD)
+};
+
+struct WaitEvent {
+  pid_t tid = 0;
+  StopKind kind = StopKind::kExited;
+  int value = 0;
+  int status = 0;
+};
+
+WaitEvent Classify(pid_t tid, int status);
+
+// Blocks until any traced thread changes state. nullopt when interrupted by a signal (errno
+// EINTR) or when nothing is traced any more (errno ECHILD).
+std::optional<WaitEvent> WaitAny();
+// Non-blocking variant: nullopt when no thread has changed state.
+std::optional<WaitEvent> PollAny();
+// Blocks until `tid` changes state (it must be about to: a new thread's first stop, a death).
+// `give_up`, when given, is asked whenever a signal (the supervisor's tick) interrupts the
+// wait: true ends it with nullopt.
+std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up = {});
+
+// Waiting for children that are not tracees (the namespaces' init and what it reaps) lives here
+// too, so that one folder holds every wait of the program.
+// Whether child `pid` (traced or not) has changed state, without blocking: its status, or nullopt
+// when it has not. `gone` is set when it cannot be waited for (already reaped, not a child).
+std::optional<int> PollChild(pid_t pid, bool& gone);
+// Blocks until child `pid` has exited and reaps it (it must be about to: killed, or its control
+// descriptor closed).
+void ReapChild(pid_t pid);
+// Reaps every child that has exited by now, without blocking.
+void ReapExitedChildren();
+
+}  // namespace chess::supervisor::ptrace
