@@ -63,7 +63,7 @@ struct Options {
   uint64_t visible_cpus = 0;        // the CPU count the program saw
 };
 
-// The program's standard input: read whole before the run (supervisor/standard_input.h), and
+// The program's standard input: read whole before the run (supervisor/world/standard_input.h), and
 // given again, the same way, to a replay.
 struct StandardInput {
   enum class Kind : uint8_t { kInherited = 0, kPipe = 1, kFile = 2, kClosed = 3 };
@@ -75,7 +75,7 @@ inline constexpr uint8_t kLastInputKind = static_cast<uint8_t>(StandardInput::Ki
 // What one of the program's descriptors 0, 1 and 2 was when it started. Programs ask (isatty,
 // fstat, the window size) and take other paths for a terminal, a pipe or a file — C stdio
 // buffers by line on a terminal, CPython takes other locks — so a replay gives the program
-// descriptors of the same kinds (supervisor/descriptor_stand_ins.h).
+// descriptors of the same kinds (supervisor/world/descriptor_stand_ins.h).
 struct StandardDescriptor {
   enum class Kind : uint8_t {
     kClosed = 0,
