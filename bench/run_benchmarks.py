@@ -6,6 +6,7 @@ round, and ratios are taken within a round before the median, so a machine whose
 still gives comparable figures.
 
     python3 bench/run_benchmarks.py --build build [--rounds 7] [--skip-tools] [--only SECTION]
+                                    [--against OTHER_BUILD]
 
 Sections: micro (untrapped syscalls, scheduling points), shim (the preload shim's announcements:
 by system call, and by trap under a seccomp filter of the program's own), tools (real tools), determinism (sleeps
@@ -142,6 +143,9 @@ def main():
     parser.add_argument("--syscalls", type=int, default=1_000_000)
     parser.add_argument("--pingpong-rounds", type=int, default=20_000)
     parser.add_argument("--skip-tools", action="store_true", help="only the micro-benchmarks")
+    parser.add_argument("--against", metavar="BUILD",
+                        help="another build directory (the code before a change): the micro section measures its "
+                             "chess-trace too, round by round, and prints this build's cost against it")
     parser.add_argument("--only", choices=["micro", "shim", "tools", "determinism", "trace", "explore", "harness"],
                         help="only this section")
     parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
@@ -311,25 +315,33 @@ def micro_section(args, ct, loop, floor, raw, pingpong):
     # The programs time themselves with clock_gettime, which under `run` reads virtual time:
     # those runs use --real-time. The cost of a point in virtual time (rdtsc trapped, clock reads
     # emulated) is the run's wall time from outside, divided by its points.
-    native, filtered, traced = [], [], []
-    raw_stop, run_point, virtual_point, native_round, points_per_round = [], [], [], [], []
+    native, filtered, raw_stop, native_round, points_per_round = [], [], [], [], []
+    # What each build of chess-trace measures: this one, and the --against one when given.
+    builds = {"this": ct}
+    if args.against:
+        builds["against"] = os.path.join(args.against, "chess-trace")
+    traced = {build: [] for build in builds}
+    run_point = {build: [] for build in builds}
+    virtual_point = {build: [] for build in builds}
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
         for _ in range(args.rounds):
             native.append(measure(loop, "ns_per_call"))
             filtered.append(measure(floor, "ns_per_call"))
-            traced.append(measure([ct, "run", "--real-time", "--"] + loop, "ns_per_call"))
             raw_stop.append(measure(raw, "us_per_stop"))
             native_round.append(measure(pingpong, "us_per_round"))
-            us_round = measure([ct, "run", "--real-time", "--report", report, "--"] + pingpong, "us_per_round")
-            with open(report) as f:
-                points = json.load(f)["scheduling_points"]
-            per_round = points / args.pingpong_rounds
-            points_per_round.append(per_round)
-            run_point.append(us_round / per_round)
-            seconds = wall([ct, "run", "--report", report, "--"] + pingpong)
-            with open(report) as f:
-                virtual_point.append(seconds * 1e6 / json.load(f)["scheduling_points"])
+            for build, binary in builds.items():
+                traced[build].append(measure([binary, "run", "--real-time", "--"] + loop, "ns_per_call"))
+                us_round = measure([binary, "run", "--real-time", "--report", report, "--"] + pingpong, "us_per_round")
+                with open(report) as f:
+                    points = json.load(f)["scheduling_points"]
+                per_round = points / args.pingpong_rounds
+                if build == "this":
+                    points_per_round.append(per_round)
+                run_point[build].append(us_round / per_round)
+                seconds = wall([binary, "run", "--report", report, "--"] + pingpong)
+                with open(report) as f:
+                    virtual_point[build].append(seconds * 1e6 / json.load(f)["scheduling_points"])
 
     def ratios(a, b):
         return [x / y for x, y in zip(a, b)]
@@ -338,18 +350,28 @@ def micro_section(args, ct, loop, floor, raw, pingpong):
     print("| configuration | median | range |\n|---|---|---|")
     print(median_row("native", native, "ns/call"))
     print(median_row("chess-trace's filter, no tracer (kernel floor)", filtered, "ns/call"))
-    print(median_row("`chess-trace run --real-time`", traced, "ns/call"))
-    print(median_row("ratio run / filter floor", ratios(traced, filtered), "×"))
-    print(median_row("ratio run / native", ratios(traced, native), "×"))
+    print(median_row("`chess-trace run --real-time`", traced["this"], "ns/call"))
+    print(median_row("ratio run / filter floor", ratios(traced["this"], filtered), "×"))
+    print(median_row("ratio run / native", ratios(traced["this"], native), "×"))
     print(f"\n### Scheduling points (futex ping-pong, {args.pingpong_rounds} rounds)\n")
     print("| configuration | median | range |\n|---|---|---|")
     print(median_row("raw ptrace round trip (waitpid + PTRACE_CONT)", raw_stop, "µs/stop"))
-    print(median_row("`chess-trace run --real-time`, per scheduling point", run_point, "µs/point"))
-    print(median_row("`chess-trace run` (virtual time), per scheduling point, from outside", virtual_point, "µs/point"))
+    print(median_row("`chess-trace run --real-time`, per scheduling point", run_point["this"], "µs/point"))
+    print(median_row("`chess-trace run` (virtual time), per scheduling point, from outside", virtual_point["this"],
+                     "µs/point"))
     print(median_row("scheduling points per round", points_per_round, ""))
     print(median_row("native ping-pong", native_round, "µs/round"))
-    print(median_row("ratio run --real-time point / raw round trip", ratios(run_point, raw_stop), "×"))
-    print(median_row("ratio run point (virtual time) / raw round trip", ratios(virtual_point, raw_stop), "×"))
+    print(median_row("ratio run --real-time point / raw round trip", ratios(run_point["this"], raw_stop), "×"))
+    print(median_row("ratio run point (virtual time) / raw round trip", ratios(virtual_point["this"], raw_stop), "×"))
+    if args.against:
+        print(f"\n### This build against {args.against} (same rounds, interleaved)\n")
+        print("| measure | this build | against | ratio this / against |\n|---|---|---|---|")
+        for name, values, unit in (("untrapped syscall, `run --real-time`", traced, "ns/call"),
+                                   ("scheduling point, `run --real-time`", run_point, "µs/point"),
+                                   ("scheduling point, `run` (virtual time)", virtual_point, "µs/point")):
+            r = ratios(values["this"], values["against"])
+            print(f"| {name} | {statistics.median(values['this']):.3g} {unit} | {statistics.median(values['against']):.3g} {unit} "
+                  f"| {statistics.median(r):.3f} × ({min(r):.3f} – {max(r):.3f}) |")
 
 
 def shim_section(args, ct, bench):
