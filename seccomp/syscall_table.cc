@@ -163,37 +163,6 @@ const std::vector<SyscallRow>& Table() {
 
 }  // namespace
 
-std::string_view FamilyName(SyscallFamily family) {
-  switch (family) {
-    case F::kFutex: return "futex";
-    case F::kClone: return "clone";
-    case F::kExit: return "exit";
-    case F::kExec: return "exec";
-    case F::kYield: return "yield";
-    case F::kSleep: return "sleep";
-    case F::kThreadSetup: return "thread-setup";
-    case F::kAffinity: return "affinity";
-    case F::kRefused: return "refused";
-    case F::kWait: return "wait";
-    case F::kSignal: return "signal";
-    case F::kInput: return "input";
-    case F::kHypercall: return "hypercall";
-    case F::kOutput: return "output";
-    case F::kPoll: return "poll";
-    case F::kSplice: return "splice";
-    case F::kSignalWait: return "signal-wait";
-    case F::kRestart: return "restart";
-    case F::kFileLock: return "file-lock";
-    case F::kIpc: return "ipc";
-    case F::kTime: return "time";
-    case F::kRandom: return "random";
-    case F::kTimer: return "timer";
-    case F::kPublish: return "publish";
-    case F::kSeccomp: return "seccomp";
-  }
-  return "unknown";
-}
-
 bool TrapCondition::Matches(const uint64_t (&call_args)[6]) const {
   if (Always()) return true;
   const uint64_t masked = call_args[arg] & mask;

@@ -9,38 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "seccomp/syscall_family.h"
+
 namespace chess::seccomp {
-
-// The handler family. Travels in SECCOMP_RET_DATA, so a stop names its family without a lookup.
-enum class SyscallFamily : uint16_t {
-  kFutex = 1,    // futex, futex_waitv, futex2: emulated entirely by the supervisor
-  kClone,        // clone, clone3, fork, vfork: new threads start stopped
-  kExit,         // exit, exit_group
-  kExec,         // execve, execveat
-  kYield,        // sched_yield
-  kSleep,        // nanosleep, clock_nanosleep
-  kThreadSetup,  // set_tid_address, set_robust_list: remembered for exit-time futex writes
-  kAffinity,     // sched_{get,set}affinity: the program sees the machine, not the pinning
-  kRefused,      // rseq, io_uring_setup, userfaultfd, ptrace: refused with a clear reason
-  kWait,         // wait4, waitid: disabled until a child changes state
-  kSignal,       // kill, tkill, tgkill, …: the target may have to leave an emulated wait
-  kInput,        // read, recv…, accept: disabled while the descriptor has nothing to give
-  kHypercall,    // the preload shim's announcements
-  kOutput,       // write, writev, send…: disabled while full; large writes go in pieces
-  kPoll,         // poll, select, epoll_wait…: disabled until a descriptor is ready or time is up
-  kSplice,       // splice, tee, vmsplice, sendfile: both ends must be ready
-  kSignalWait,   // pause, rt_sigsuspend, rt_sigtimedwait: disabled until a signal comes
-  kRestart,      // restart_syscall: the emulated wait a signal interrupted goes on
-  kFileLock,     // flock, fcntl(F_SETLKW): disabled while another holder has the lock
-  kIpc,          // SysV semaphores and message queues, POSIX message queues
-  kTime,         // clock_gettime, gettimeofday, time, getcpu: answered from the virtual clock
-  kRandom,       // getrandom: answered from the run's seeded generator
-  kTimer,        // alarm, itimers, POSIX timers, timerfd settings: kept in virtual time
-  kPublish,      // bind, connect, unlink, rename, mkdir, open(O_CREAT)…: names other processes see
-  kSeccomp,      // seccomp, prctl(PR_SET_SECCOMP): the program installs a filter of its own
-};
-
-std::string_view FamilyName(SyscallFamily family);
 
 // How an argument is shown in reports.
 enum class ArgKind : uint8_t { kNone, kInt, kHex, kAddr, kFd, kFutexOp, kFlags, kPid };
@@ -76,7 +47,8 @@ std::span<const SyscallRow> SyscallTable();
 // The rows a filter traps: every row, or all but the cross-process ones.
 std::vector<SyscallRow> TrappedRows(bool cross_process_points);
 
-// The row for `nr`, or nullptr when the syscall is not trapped.
+// The row for `nr`, or nullptr when the syscall is not trapped. It names a stop's family (the
+// filter's data bits are not read back: see SyscallFamily).
 const SyscallRow* FindSyscall(long nr);
 
 // The name of any syscall number (trapped or not) for reports: "read", or "syscall_999".

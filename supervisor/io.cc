@@ -143,7 +143,7 @@ bool Supervisor::AnyWaiterOnOutside() {
       thread->waits_on_processes = verdict.tree_wakers;
       outside = outside || verdict.outside;
       data = data || verdict.outside;
-    } else if (thread->waits_for_object && thread->call.family == seccomp::SyscallFamily::kFileLock) {
+    } else if (thread->waits_for_object && seccomp::PropertiesOf(thread->call.family).wait_ended_by_lock_holders) {
       const WakerVerdict verdict = WhoCanUnlock(thread->process->tgid, static_cast<int>(thread->call.args[0]), tree);
       thread->waits_on = verdict.explanation;
       thread->waits_on_processes = verdict.tree_wakers;

@@ -13,6 +13,7 @@
 
 #include "seccomp/arch.h"
 #include "seccomp/hypercall_abi.h"
+#include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {
@@ -38,6 +39,11 @@ const char* VdsoClockName(uint64_t clock) {
 constexpr int kSysSeccomp = 1;
 
 bool IsHypercall(int64_t nr) { return nr >= CHESS_HYPERCALL_BASE && nr < CHESS_HYPERCALL_BASE + CHESS_HYPERCALL_COUNT; }
+
+// What the thread's own filters answer for the call it stopped at.
+std::optional<uint32_t> ProgramVerdictOnCall(const Thread& thread) {
+  return ProgramVerdict(thread, SeccompDataOf(thread.call.nr, thread.regs, thread.regs.Ip()));
+}
 
 }  // namespace
 
@@ -160,8 +166,22 @@ bool Supervisor::ProgramWantsItsTracer(const Thread& thread) const {
   // as a syscall only because the vDSO is hidden, stay chess-trace's.
   if (thread.filters.Empty() || thread.at_hypercall_trap || IsHypercall(thread.call.nr)) return false;
   if (virtual_clock_ != nullptr && VdsoCallName(thread.call.nr, thread.call.args)) return false;
-  const std::optional<uint32_t> verdict = ProgramVerdict(thread, SeccompDataOf(thread.call.nr, thread.regs, thread.regs.Ip()));
+  const std::optional<uint32_t> verdict = ProgramVerdictOnCall(thread);
   return verdict && seccomp::ActionOf(*verdict) == seccomp::FilterAction::kTrace;
+}
+
+void CheckStopDataIsFamily(const Thread& thread) {
+#ifdef NDEBUG
+  (void)thread;
+#else
+  if (thread.at_hypercall_trap) return;  // a SIGTRAP, not a seccomp stop
+  const std::optional<uint32_t> verdict = ProgramVerdictOnCall(thread);
+  if (!verdict || seccomp::ActionOf(*verdict) == seccomp::FilterAction::kTrace) return;
+  const std::optional<unsigned long> data = ptrace::EventMessage(thread.tid);
+  if (!data) return;  // killed meanwhile
+  CHESS_CHECK(*data == static_cast<uint16_t>(thread.call.family),
+              "the data of chess-trace's SECCOMP_RET_TRACE is not the family of the syscall table's row");
+#endif
 }
 
 std::optional<std::string> Supervisor::Interference(int64_t nr, const uint64_t (&args)[6]) const {

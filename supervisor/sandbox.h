@@ -34,4 +34,10 @@ bool FiltersPermit(const Thread& thread, const seccomp::SyscallData& call, bool 
 // clock_gettime and clock_getres ("clock_gettime(CLOCK_MONOTONIC)"); nullopt for other calls.
 std::optional<std::string> VdsoCallName(int64_t nr, const uint64_t (&args)[6]);
 
+// A debug build's check that the data bits of the thread's seccomp stop are the family the
+// syscall table gave its call, when chess-trace's filter wrote them: they are the program's when
+// its own filter answers SECCOMP_RET_TRACE too. The supervisor does not read them otherwise (see
+// seccomp::SyscallFamily). Does nothing with NDEBUG.
+void CheckStopDataIsFamily(const Thread& thread);
+
 }  // namespace chess::supervisor

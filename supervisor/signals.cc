@@ -17,13 +17,6 @@ bool ParkedInEmulatedWait(const Thread& thread) {
          !thread.in_vfork && !thread.process->dying;
 }
 
-// Timed waits the kernel continues with restart_syscall when a signal interrupts them without
-// a handler that returns EINTR.
-bool RestartsWithRestartSyscall(seccomp::SyscallFamily family) {
-  using F = seccomp::SyscallFamily;
-  return family == F::kSleep || family == F::kFutex || family == F::kPoll;
-}
-
 }  // namespace
 
 void Supervisor::ClearWait(Thread& thread) {
@@ -38,7 +31,8 @@ void Supervisor::ClearWait(Thread& thread) {
 }
 
 void Supervisor::ReleaseToKernel(Thread& thread) {
-  if (thread.at_seccomp_stop && thread.deadline && RestartsWithRestartSyscall(thread.call.family)) {
+  if (thread.at_seccomp_stop && thread.deadline &&
+      seccomp::PropertiesOf(thread.call.family).restarts_with_restart_syscall) {
     thread.restartable = Thread::Restartable{thread.call, thread.deadline, thread.deadline_result};
   }
   ClearWait(thread);

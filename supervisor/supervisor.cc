@@ -17,6 +17,7 @@
 #include "supervisor/report/backtrace.h"
 #include "supervisor/instruction_scan.h"
 #include "supervisor/invariant.h"
+#include "supervisor/sandbox.h"
 #include "supervisor/handlers/pending_signals.h"
 #include "supervisor/report/syscall_digest.h"
 #include "supervisor/report/symbolizer.h"
@@ -489,11 +490,12 @@ void Supervisor::EnterSyscall(Thread& thread) {
     return;
   }
   thread.call.family = row->family;
+  CheckStopDataIsFamily(thread);
   if (ProgramWantsItsTracer(thread)) {
     Apply(thread, Disposition::Complete(-ENOSYS));
     return;
   }
-  if (strategy_.Taping() && !ForkableFamily(row->family)) PrefixNotForkable();
+  if (strategy_.Taping() && !seccomp::PropertiesOf(row->family).fork_safe) PrefixNotForkable();
   SyscallContext context{thread, *this};
   Apply(thread, HandlerFor(thread.call.family).on_entry(context));
 }

@@ -113,9 +113,6 @@ struct SupervisorOptions {
   bool watch_names = false;
 };
 
-// Whether a prefix that made a syscall of this family can still be forked (supervisor_fork.cc).
-bool ForkableFamily(seccomp::SyscallFamily family);
-
 class Supervisor final : private HandlerServices {
  public:
   Supervisor(SupervisorOptions options, search::Strategy& strategy);

@@ -16,31 +16,6 @@ bool IsCloneSyscall(int64_t nr) {
 
 }  // namespace
 
-bool ForkableFamily(seccomp::SyscallFamily family) {
-  using F = seccomp::SyscallFamily;
-  switch (family) {
-    // What leaves nothing behind but the process's memory and what PrefixState copies: the
-    // image and its loader, thread registrations, refusals, clocks and randomness (virtual,
-    // seeded), affinity, the shim's announcements, sleeps and yields of the one thread, and
-    // reads and writes (their descriptors are checked when the template is made).
-    case F::kExec:
-    case F::kThreadSetup:
-    case F::kRefused:
-    case F::kTime:
-    case F::kRandom:
-    case F::kAffinity:
-    case F::kHypercall:
-    case F::kInput:
-    case F::kOutput:
-    case F::kSleep:
-    case F::kYield:
-    case F::kSeccomp:  // a fork inherits the filter, and PrefixState the supervisor's copy
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool Supervisor::ForkServerUsable() const {
   // A recorded, observed or handed-over execution runs from its execve: all of it is seen.
   return options_.fork_server != nullptr && options_.shared_init == init_ && options_.log == nullptr &&

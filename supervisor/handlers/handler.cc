@@ -42,36 +42,12 @@ Disposition RunWhenFdsReady(SyscallContext& context) {
 }
 
 FamilyHandler HandlerFor(seccomp::SyscallFamily family) {
-  using F = seccomp::SyscallFamily;
-  switch (family) {
-    case F::kFutex: return FutexHandler();
-    case F::kClone: return CloneHandler();
-    case F::kExit: return ExitHandler();
-    case F::kExec: return ExecHandler();
-    case F::kYield: return YieldHandler();
-    case F::kSleep: return SleepHandler();
-    case F::kThreadSetup: return ThreadSetupHandler();
-    case F::kAffinity: return AffinityHandler();
-    case F::kRefused: return RefusedHandler();
-    case F::kHypercall: return HypercallHandler();
-    case F::kWait: return WaitHandler();
-    case F::kSignal: return SignalHandler();
-    case F::kInput: return InputHandler();
-    case F::kOutput: return OutputHandler();
-    case F::kPoll: return PollHandler();
-    case F::kSplice: return SpliceHandler();
-    case F::kSignalWait: return SignalWaitHandler();
-    case F::kRestart: return RestartHandler();
-    case F::kFileLock: return FileLockHandler();
-    case F::kIpc: return IpcHandler();
-    case F::kTime: return TimeHandler();
-    case F::kRandom: return RandomHandler();
-    case F::kTimer: return TimerHandler();
-    case F::kPublish: return PublishHandler();
-    case F::kSeccomp: return SeccompHandler();
-  }
-  CHESS_CHECK(false, "seccomp stop with an unknown family in SECCOMP_RET_DATA");
-  return RefusedHandler();
+#define CHESS_FAMILY_HANDLER(Name, ...) Name##Handler,
+  // Indexed by SyscallFamily, as seccomp::kFamilies is.
+  static constexpr FamilyHandler (*kHandlers[])() = {CHESS_SYSCALL_FAMILIES(CHESS_FAMILY_HANDLER)};
+#undef CHESS_FAMILY_HANDLER
+  static_assert(std::size(kHandlers) == seccomp::kFamilyCount);
+  return kHandlers[static_cast<size_t>(family)]();
 }
 
 }  // namespace chess::supervisor

@@ -12,6 +12,7 @@
 #include "search/outcome.h"
 #include "search/random.h"
 #include "search/scheduling_point.h"
+#include "seccomp/syscall_family.h"
 #include "supervisor/clock.h"
 #include "supervisor/fd_probe.h"
 #include "supervisor/handlers/futex_table.h"
@@ -214,34 +215,13 @@ struct Changes {
 };
 Changes WantedChanges(bool is_wait4, uint64_t options);
 
-// The handler of a family (the data bits of chess-trace's SECCOMP_RET_TRACE).
+// The handler of a family.
 FamilyHandler HandlerFor(seccomp::SyscallFamily family);
 
-FamilyHandler FutexHandler();
-FamilyHandler CloneHandler();
-FamilyHandler ExitHandler();
-FamilyHandler ExecHandler();
-FamilyHandler ThreadSetupHandler();
-FamilyHandler YieldHandler();
-FamilyHandler SleepHandler();
-FamilyHandler AffinityHandler();
-FamilyHandler RefusedHandler();
-FamilyHandler HypercallHandler();
-FamilyHandler WaitHandler();
-FamilyHandler SignalHandler();
-FamilyHandler InputHandler();
-FamilyHandler OutputHandler();
-FamilyHandler PollHandler();
-FamilyHandler SpliceHandler();
-FamilyHandler SignalWaitHandler();
-FamilyHandler PublishHandler();
-FamilyHandler RestartHandler();
-FamilyHandler FileLockHandler();
-FamilyHandler IpcHandler();
-FamilyHandler TimeHandler();
-FamilyHandler RandomHandler();
-FamilyHandler TimerHandler();
-FamilyHandler SeccompHandler();
+// Each family's handler, defined in handlers/<family>.cc: FutexHandler(), CloneHandler(), …
+#define CHESS_FAMILY_HANDLER_DECLARATION(Name, ...) FamilyHandler Name##Handler();
+CHESS_SYSCALL_FAMILIES(CHESS_FAMILY_HANDLER_DECLARATION)
+#undef CHESS_FAMILY_HANDLER_DECLARATION
 
 // A siginfo the kernel wrote for a signal taken synchronously (sigtimedwait): a POSIX timer's
 // gets its overrun count, as the kernel gives it at delivery.

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "seccomp/arch.h"
 #include "seccomp/filter.h"
@@ -35,11 +37,62 @@ TEST(SyscallTable, TrapsWhatTheSupervisorMustSee) {
   EXPECT_EQ(FindSyscall(SYS_pwrite64), nullptr);
 }
 
-TEST(SyscallTable, FamiliesFitInSeccompRetData) {
+TEST(SyscallTable, EveryFamilyHasRows) {
+  std::set<SyscallFamily> with_rows;
   for (const SyscallRow& row : SyscallTable()) {
-    EXPECT_NE(static_cast<uint16_t>(row.family), 0) << row.name << ": 0 marks a foreign ABI";
-    EXPECT_FALSE(FamilyName(row.family).empty());
+    ASSERT_LT(static_cast<size_t>(row.family), kFamilyCount) << row.name;
+    with_rows.insert(row.family);
   }
+  EXPECT_EQ(with_rows.size(), kFamilyCount);
+}
+
+TEST(FamilyRegistry, NamesAreUniqueAndDataBitsAreNotObserveOnly) {
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < kFamilyCount; ++i) {
+    const FamilyProperties& family = PropertiesOf(static_cast<SyscallFamily>(i));
+    EXPECT_FALSE(family.name.empty()) << i;
+    EXPECT_TRUE(names.insert(family.name).second) << family.name;
+    EXPECT_NE(i, kObserveOnly) << family.name;
+  }
+}
+
+TEST(FamilyRegistry, NamesAreThoseFamilyNameGave) {
+  using F = SyscallFamily;
+  const std::map<F, std::string_view> names = {
+      {F::kFutex, "futex"},         {F::kClone, "clone"},         {F::kExit, "exit"},
+      {F::kExec, "exec"},           {F::kYield, "yield"},         {F::kSleep, "sleep"},
+      {F::kThreadSetup, "thread-setup"}, {F::kAffinity, "affinity"}, {F::kRefused, "refused"},
+      {F::kWait, "wait"},           {F::kSignal, "signal"},       {F::kInput, "input"},
+      {F::kHypercall, "hypercall"}, {F::kOutput, "output"},       {F::kPoll, "poll"},
+      {F::kSplice, "splice"},       {F::kSignalWait, "signal-wait"}, {F::kRestart, "restart"},
+      {F::kFileLock, "file-lock"},  {F::kIpc, "ipc"},             {F::kTime, "time"},
+      {F::kRandom, "random"},       {F::kTimer, "timer"},         {F::kPublish, "publish"},
+      {F::kSeccomp, "seccomp"},
+  };
+  ASSERT_EQ(names.size(), kFamilyCount);
+  for (const auto& [family, name] : names) EXPECT_EQ(PropertiesOf(family).name, name);
+}
+
+// The families that have a property, as the supervisor's functions named them before the registry.
+std::set<SyscallFamily> FamiliesWith(bool FamilyProperties::*property) {
+  std::set<SyscallFamily> families;
+  for (size_t i = 0; i < kFamilyCount; ++i) {
+    if (kFamilies[i].*property) families.insert(static_cast<SyscallFamily>(i));
+  }
+  return families;
+}
+
+TEST(FamilyRegistry, PropertiesAreThoseOfTheFunctionsItReplaced) {
+  using F = SyscallFamily;
+  // ForkableFamily (supervisor_fork.cc).
+  EXPECT_EQ(FamiliesWith(&FamilyProperties::fork_safe),
+            (std::set<F>{F::kExec, F::kThreadSetup, F::kRefused, F::kTime, F::kRandom, F::kAffinity, F::kHypercall,
+                         F::kInput, F::kOutput, F::kSleep, F::kYield, F::kSeccomp}));
+  // RestartsWithRestartSyscall (signals.cc).
+  EXPECT_EQ(FamiliesWith(&FamilyProperties::restarts_with_restart_syscall),
+            (std::set<F>{F::kSleep, F::kFutex, F::kPoll}));
+  // The file-lock case of the outside-world verdict (io.cc).
+  EXPECT_EQ(FamiliesWith(&FamilyProperties::wait_ended_by_lock_holders), (std::set<F>{F::kFileLock}));
 }
 
 TEST(SyscallName, NamesTrappedAndUntrappedCalls) {
