@@ -36,7 +36,7 @@ ALLOWED_INCLUDES = {
 }
 
 HANDLER_MAY_INCLUDE = ("supervisor/handlers/", "search/", "seccomp/arch.h", "seccomp/hypercall_abi.h",
-                       "seccomp/syscall_table.h")
+                       "seccomp/syscall_family.h", "seccomp/syscall_table.h")
 # The handler interface and its helpers are built on the thread table, remote memory and the
 # program's filters; the families see those only through them.
 HANDLER_INTERFACE_MAY_INCLUDE = HANDLER_MAY_INCLUDE + (
