@@ -35,12 +35,12 @@ void Supervisor::HandOver(const std::string& where) {
     if (thread->process->shim_control != 0 && quieted.insert(thread->process->address_space).second) {
       SetShimControl(*thread, 0);
     }
-    if (thread->at_seccomp_stop && thread->at_hypercall_trap) {
+    if (thread->parked.AtEntry() && thread->call.trap == TrappedCall::Trap::kHypercall) {
       // Stopped at a hypercall trap: answered, and past its marker (thread->regs say so).
       Registers regs = thread->regs;
       regs.SetSyscallResult(0);
       ptrace::SetRegisters(thread->tid, regs);
-    } else if (thread->at_seccomp_stop && !thread->in_vfork) {
+    } else if (thread->parked.AtEntry() && !thread->in_vfork) {
       Registers regs = thread->regs;
       regs.UndoSyscallEntry(thread->call.nr);
       ptrace::SetRegisters(thread->tid, regs);

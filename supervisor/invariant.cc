@@ -17,11 +17,9 @@ void InvariantContext::Fail(const char* condition, const char* message, const ch
   if (g_table != nullptr) {
     std::fprintf(stderr, "thread table:\n");
     for (const auto& [id, thread] : g_table->All()) {
-      std::fprintf(stderr, "  thread %u tid %d pid %d %s syscall %lld%s%s\n", id, thread->tid,
+      std::fprintf(stderr, "  thread %u tid %d pid %d %s syscall %lld %s\n", id, thread->tid,
                    thread->process->tgid, ThreadStateName(thread->state),
-                   static_cast<long long>(thread->call.nr),
-                   thread->op_pending ? " op-pending" : "",
-                   thread->at_seccomp_stop ? " at-seccomp-stop" : "");
+                   static_cast<long long>(thread->call.nr), ParkedAtName(thread->parked.at));
     }
   }
   std::fprintf(stderr, "Please report this with the command line that produced it.\n");

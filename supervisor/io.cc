@@ -36,10 +36,10 @@ bool Supervisor::ReleaseReadyWaiters() {
     // Its operation runs again when it is picked, and looks again: another thread may take
     // the data or the lock first. A thread inside a transfer re-enters its call instead.
     thread->state = ThreadState::kReady;
-    if (thread->at_syscall_exit) {
-      thread->io_wait.reset();
+    if (thread->parked.at == ParkedCall::At::kExit) {
+      thread->wait.reset();
     } else {
-      thread->op_pending = true;
+      thread->parked.at = ParkedCall::At::kOperationPending;
     }
   }
   return !waiter_scratch_.ready.empty();
@@ -55,15 +55,14 @@ void Supervisor::FindReadyWaiters() {
   batched.clear();
   ready_threads.clear();
   for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state != ThreadState::kBlocked || thread->process->dying) continue;
-    if (thread->io_wait && thread->io_wait->held.size() == thread->io_wait->fds.size()) {
+    if (thread->state != ThreadState::kBlocked || thread->process->dying || !thread->wait) continue;
+    const IoWait* io = thread->wait->Io();
+    if (io != nullptr && io->held.size() == io->fds.size()) {
       batched.emplace_back(thread, batch.size());
-      for (size_t i = 0; i < thread->io_wait->fds.size(); ++i) {
-        batch.push_back({thread->io_wait->held[i].get(), thread->io_wait->fds[i].events, 0});
-      }
-    } else if (thread->io_wait) {
-      if (IoWaitReady(fd_probe_, thread->process->tgid, *thread->io_wait)) ready_threads.push_back(thread);
-    } else if (thread->waits_for_object) {
+      for (size_t i = 0; i < io->fds.size(); ++i) batch.push_back({io->held[i].get(), io->fds[i].events, 0});
+    } else if (io != nullptr) {
+      if (IoWaitReady(fd_probe_, thread->process->tgid, *io)) ready_threads.push_back(thread);
+    } else if (thread->wait->Is<ObjectWait>()) {
       SyscallContext context{*thread, *this};
       const FamilyHandler handler = HandlerFor(thread->call.family);
       if (handler.ready == nullptr || handler.ready(context)) ready_threads.push_back(thread);
@@ -71,7 +70,7 @@ void Supervisor::FindReadyWaiters() {
   }
   if (!batch.empty() && poll(batch.data(), batch.size(), 0) > 0) {
     for (const auto& [thread, first] : batched) {
-      const IoWait& wait = *thread->io_wait;
+      const IoWait& wait = *thread->wait->Io();
       size_t ready_count = 0;
       for (size_t i = 0; i < wait.fds.size(); ++i) {
         if (batch[first + i].revents & (wait.fds[i].events | POLLERR | POLLHUP | POLLNVAL)) ++ready_count;
@@ -108,8 +107,8 @@ bool Supervisor::IoPointOn(const FdCopy& file) {
 
 bool Supervisor::AnyWaiterOnEvents() const {
   for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked &&
-        (thread->io_wait || thread->waits_for_object || thread->signal_wait)) {
+    if (thread->state == ThreadState::kBlocked && thread->wait &&
+        (thread->wait->Io() != nullptr || thread->wait->Is<ObjectWait>() || thread->wait->Is<SignalWait>())) {
       return true;
     }
   }
@@ -133,25 +132,24 @@ bool Supervisor::AnyWaiterOnOutside() {
   bool data = false;
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kStopped) outside = true;  // anyone may send a SIGCONT
-    if (thread->state != ThreadState::kBlocked) continue;
-    if (thread->io_wait) {
+    if (thread->state != ThreadState::kBlocked || !thread->wait) continue;
+    if (const IoWait* io = thread->wait->Io()) {
       if (!scanned) index.Scan();
       scanned = true;
-      const WakerVerdict verdict =
-          WhoCanEnd(thread->process->tgid, *thread->io_wait, index, tree, scope);
+      const WakerVerdict verdict = WhoCanEnd(thread->process->tgid, *io, index, tree, scope);
       thread->waits_on = verdict.explanation;
       thread->waits_on_processes = verdict.tree_wakers;
       outside = outside || verdict.outside;
       data = data || verdict.outside;
-    } else if (thread->waits_for_object && seccomp::PropertiesOf(thread->call.family).wait_ended_by_lock_holders) {
+    } else if (thread->wait->Is<ObjectWait>() && seccomp::PropertiesOf(thread->call.family).wait_ended_by_lock_holders) {
       const WakerVerdict verdict = WhoCanUnlock(thread->process->tgid, static_cast<int>(thread->call.args[0]), tree);
       thread->waits_on = verdict.explanation;
       thread->waits_on_processes = verdict.tree_wakers;
       outside = outside || verdict.outside;
-    } else if (thread->waits_for_object) {
+    } else if (thread->wait->Is<ObjectWait>()) {
       outside = true;  // a semaphore or message queue: anyone with access may use it
       data = true;
-    } else if (thread->signal_wait && !thread->deadline &&
+    } else if (thread->wait->Is<SignalWait>() && !thread->wait->deadline &&
                threads_.LiveChildren(thread->process->tgid).empty()) {
       // Waiting only for a signal, which anyone may send. With children alive, the wait is for
       // their SIGCHLD (a shell's `wait`): the tree's own business.

@@ -90,14 +90,14 @@ void Supervisor::OnGroupStop(Thread& thread) {
     last_stop_ = search::StopReason::kBlocked;
   }
   thread.state = ThreadState::kStopped;
-  thread.at_seccomp_stop = false;
+  thread.parked.at = ParkedCall::At::kNone;
   last_progress_ = WallNow();
   Process& process = *thread.process;
   // Its siblings parked in emulated waits take part by running their real call, which the
   // pending stop interrupts at once; the kernel restarts it after the SIGCONT.
   for (const auto& [id, sibling] : threads_.Live()) {
     if (sibling->process == &process && sibling != &thread && sibling->state == ThreadState::kBlocked &&
-        sibling->at_seccomp_stop && !sibling->in_vfork) {
+        sibling->parked.AtEntry() && !sibling->in_vfork) {
       ReleaseToKernel(*sibling);
     }
   }
@@ -120,7 +120,7 @@ void Supervisor::OnContinued(Thread& thread) {
 
 void Supervisor::ReleaseParentWaiters(Process& child) {
   for (const auto& [id, waiter] : threads_.Live()) {
-    if (!waiter->waits_for_child || waiter->process->tgid != child.parent ||
+    if (!waiter->wait || !waiter->wait->Is<ChildWait>() || waiter->process->tgid != child.parent ||
         waiter->state != ThreadState::kBlocked) {
       continue;
     }

@@ -99,7 +99,7 @@ bool Supervisor::OnHypercallTrap(Thread& thread) {
     ptrace::Resume(thread.tid);
     return true;
   }
-  thread.at_hypercall_trap = true;
+  thread.call.trap = TrappedCall::Trap::kHypercall;
   thread.call.nr = static_cast<int64_t>(regs.raw().rax);
   thread.call.args[0] = regs.Arg(0);
   thread.call.args[1] = regs.Arg(1);
@@ -164,7 +164,9 @@ bool Supervisor::ProgramWantsItsTracer(const Thread& thread) const {
   // tracer of the program's own, which it does not have (chess-trace refuses ptrace). Natively
   // the kernel fails such a call with ENOSYS. The shim's hypercalls, and what the program makes
   // as a syscall only because the vDSO is hidden, stay chess-trace's.
-  if (thread.filters.Empty() || thread.at_hypercall_trap || IsHypercall(thread.call.nr)) return false;
+  if (thread.filters.Empty() || thread.call.trap == TrappedCall::Trap::kHypercall || IsHypercall(thread.call.nr)) {
+    return false;
+  }
   if (virtual_clock_ != nullptr && VdsoCallName(thread.call.nr, thread.call.args)) return false;
   const std::optional<uint32_t> verdict = ProgramVerdictOnCall(thread);
   return verdict && seccomp::ActionOf(*verdict) == seccomp::FilterAction::kTrace;

@@ -32,7 +32,7 @@ std::vector<search::ThreadId> Supervisor::TimedThreads() const {
   // Under real time a deadline cannot be made to come sooner.
   if (virtual_clock_ == nullptr) return timed;
   for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->deadline && !thread->process->dying) {
+    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline && !thread->process->dying) {
       timed.push_back(thread->id);
     }
   }
@@ -42,7 +42,7 @@ std::vector<search::ThreadId> Supervisor::TimedThreads() const {
 void Supervisor::FireEarly(Thread& thread) {
   // Time jumps to its deadline, as if every thread that could have run had been slow: whatever
   // else falls due by then fires too, in order, so the program's clocks stay consistent.
-  virtual_clock_->AdvanceTo(*thread.deadline);
+  virtual_clock_->AdvanceTo(*thread.wait->deadline);
   FireDueDeadlines();
 }
 
@@ -63,7 +63,7 @@ bool Supervisor::AnyOtherRunnable(const Thread& thread) const {
 
 bool Supervisor::AnySleeper() const {
   for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->deadline) return true;
+    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) return true;
   }
   return EarliestTimer().has_value();
 }
@@ -72,10 +72,13 @@ void Supervisor::FireDueDeadlines() {
   FireDueTimers();
   const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state != ThreadState::kBlocked || !thread->deadline || *thread->deadline > now) continue;
+    if (thread->state != ThreadState::kBlocked || !thread->wait || !thread->wait->deadline ||
+        *thread->wait->deadline > now) {
+      continue;
+    }
     const FamilyHandler handler = HandlerFor(thread->call.family);
     if (handler.on_timeout == nullptr) {
-      Wake(*thread, thread->deadline_result);
+      Wake(*thread, thread->wait->timeout_result);
       continue;
     }
     SyscallContext context{*thread, *this};
@@ -87,7 +90,7 @@ void Supervisor::FireDueDeadlines() {
     CHESS_CHECK(disposition.kind == Disposition::Kind::kNative, "on_timeout answered neither complete nor native");
     // The kernel runs the call, changed so that it returns at once.
     ClearWait(*thread);
-    thread->registers_dirty = thread->registers_dirty || disposition.registers_changed;
+    thread->parked.registers_dirty = thread->parked.registers_dirty || disposition.registers_changed;
     thread->state = ThreadState::kReady;
   }
 }
@@ -104,8 +107,8 @@ void Supervisor::ScheduleNext() {
       std::optional<MonoNanos> earliest;
       bool dying = false;
       for (const auto& [id, thread] : threads_.Live()) {
-        if (thread->state == ThreadState::kBlocked && thread->deadline) {
-          earliest = std::min(earliest.value_or(*thread->deadline), *thread->deadline);
+        if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) {
+          earliest = std::min(earliest.value_or(*thread->wait->deadline), *thread->wait->deadline);
         }
         dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
                 thread->in_vfork;
@@ -226,10 +229,9 @@ void Supervisor::ScheduleNext() {
 }
 
 bool Supervisor::Dispatch(Thread& thread) {
-  bool to_syscall_exit = thread.resume_to_exit;
-  thread.resume_to_exit = false;
-  if (thread.op_pending) {
-    thread.op_pending = false;
+  ParkedCall& parked = thread.parked;
+  if (parked.at == ParkedCall::At::kOperationPending) {
+    parked.at = ParkedCall::At::kEntry;
     SyscallContext context{thread, *this};
     const Disposition disposition = HandlerFor(thread.call.family).execute(context);
     if (disposition.kind == Disposition::Kind::kBlock) {
@@ -243,22 +245,19 @@ bool Supervisor::Dispatch(Thread& thread) {
     switch (disposition.kind) {
       case Disposition::Kind::kComplete:
       case Disposition::Kind::kYield:
-        thread.result = disposition.value;
+        parked.result = disposition.value;
         break;
       case Disposition::Kind::kNative:
-        thread.registers_dirty = thread.registers_dirty || disposition.registers_changed;
+        parked.registers_dirty = parked.registers_dirty || disposition.registers_changed;
         break;
       case Disposition::Kind::kNativeThenExit:
-        thread.registers_dirty = true;
-        to_syscall_exit = true;
+        parked.registers_dirty = true;
+        parked.to_exit = true;
         break;
       default:
         CHESS_CHECK(false, "a deferred operation asked for another scheduling point");
     }
   }
-  // The kernel runs its call now (no emulated result stored, no exit stop wanted).
-  const bool into_kernel = thread.at_seccomp_stop && !thread.result && !thread.entry_pending;
-  FlushRegisters(thread);
   // The slice and the syscall budget restart on a switch and after a yield or a block, never
   // merely at a scheduling point.
   if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) {
@@ -270,9 +269,10 @@ bool Supervisor::Dispatch(Thread& thread) {
     yield_due_ = false;
     asleep_looks_ = 0;
   }
-  if (thread.entry_pending) {
+  if (parked.at == ParkedCall::At::kEntryPutOff) {
     // A syscall put off by the budget or a replayed interrupt: its handler runs now.
-    thread.entry_pending = false;
+    CHESS_CHECK(parked.Plain(), "a syscall put off before its handler ran has something to store");
+    parked.at = ParkedCall::At::kEntry;
     thread.state = ThreadState::kRunning;
     running_ = &thread;
     ++dispatches_;
@@ -280,22 +280,11 @@ bool Supervisor::Dispatch(Thread& thread) {
     return true;
   }
   thread.state = ThreadState::kRunning;
-  thread.at_seccomp_stop = false;
-  thread.at_syscall_exit = false;
   running_ = &thread;
   ++dispatches_;
   outside_poll_nanos_ = 0;
   if (AnyOtherRunnable(thread)) AdjustTick(true);
-  const int signal = thread.pending_signal;
-  thread.pending_signal = 0;
-  // If it died meanwhile, its death event follows.
-  if (to_syscall_exit) {
-    ptrace::ResumeToSyscallExit(thread.tid);
-  } else if (into_kernel && signal == 0) {
-    ResumeIntoKernel(thread);
-  } else {
-    ptrace::Resume(thread.tid, signal);
-  }
+  Resume(thread, std::exchange(thread.pending_signal, 0));
   return true;
 }
 
@@ -307,44 +296,33 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   if (point.op == search::OpKind::kInterrupted || point.op == search::OpKind::kThreadStart) {
     point.syscall = -1;
   } else {
-    point.syscall = thread.at_seccomp_stop || thread.at_syscall_exit ? thread.call.nr : -1;
+    point.syscall = thread.parked.AtStop() ? thread.call.nr : -1;
   }
   // A wait under its own signal mask (pselect6, ppoll, rt_sigsuspend, sigtimedwait) may unblock
   // a signal that was already pending, blocked, when the call was made: natively the call ends
   // at once. It is looked for at the next decision, as for a signal sent now.
-  if (reason == search::StopReason::kBlocked && thread.signal_wait &&
-      (thread.signal_wait->mask || thread.signal_wait->awaited != 0)) {
-    signal_checks_.insert(thread.process->tgid);
+  if (reason == search::StopReason::kBlocked && thread.wait) {
+    const std::optional<SignalWait> signals = thread.wait->Signals();
+    if (signals && (signals->mask || signals->awaited != 0)) signal_checks_.insert(thread.process->tgid);
   }
   // Where: after how many of its syscalls. An interrupt presented at a syscall the thread has
   // not entered yet (a replay's, see OnSeccompStop) came before that syscall.
-  point.index = point.op == search::OpKind::kInterrupted && thread.entry_pending ? thread.syscalls - 1
-                                                                                 : thread.syscalls;
+  const bool put_off = thread.parked.at == ParkedCall::At::kEntryPutOff;
+  point.index = point.op == search::OpKind::kInterrupted && put_off ? thread.syscalls - 1 : thread.syscalls;
   last_stop_ = reason;
 }
 
 void Supervisor::CompleteSyscall(Thread& thread, int64_t value) {
-  if (thread.at_seccomp_stop) {
+  if (thread.parked.AtEntry()) {
     // With orig_rax = -1 the kernel skips the syscall and leaves rax to the supervisor.
     thread.regs.SetSyscallResult(value);
-  } else if (thread.at_syscall_exit) {
+  } else if (thread.parked.at == ParkedCall::At::kExit) {
     thread.regs.SetReturn(value);
   } else {
     return;
   }
   ptrace::SetRegisters(thread.tid, thread.regs);
-  thread.registers_dirty = false;
-}
-
-void Supervisor::FlushRegisters(Thread& thread) {
-  if (thread.result) {
-    CompleteSyscall(thread, *thread.result);
-    thread.result.reset();
-  }
-  if (thread.registers_dirty) {
-    ptrace::SetRegisters(thread.tid, thread.regs);
-    thread.registers_dirty = false;
-  }
+  thread.parked.registers_dirty = false;
 }
 
 void Supervisor::Finish(search::Outcome outcome, std::string message) {
@@ -378,7 +356,7 @@ bool Supervisor::CheckHang() {
     }
   }
   running_->state = ThreadState::kExternal;
-  running_->at_seccomp_stop = false;
+  running_->parked.at = ParkedCall::At::kNone;
   running_ = nullptr;
   FinishAsHang();
   return true;

@@ -13,7 +13,7 @@ namespace {
 constexpr MonoNanos kSignalScanInterval = 100'000'000;  // for signals from outside the tree
 
 bool ParkedInEmulatedWait(const Thread& thread) {
-  return thread.state == ThreadState::kBlocked && (thread.at_seccomp_stop || thread.at_syscall_exit) &&
+  return thread.state == ThreadState::kBlocked && thread.parked.AtStop() &&
          !thread.in_vfork && !thread.process->dying;
 }
 
@@ -21,22 +21,18 @@ bool ParkedInEmulatedWait(const Thread& thread) {
 
 void Supervisor::ClearWait(Thread& thread) {
   futexes_.Remove(thread.tid);
-  thread.deadline.reset();
-  thread.waits_for_child = false;
-  thread.io_wait.reset();
-  thread.waits_for_object = false;
-  thread.signal_wait.reset();
+  thread.wait.reset();
   thread.waits_on.clear();
   thread.waits_on_processes.clear();
 }
 
 void Supervisor::ReleaseToKernel(Thread& thread) {
-  if (thread.at_seccomp_stop && thread.deadline &&
+  if (thread.parked.AtEntry() && thread.wait && thread.wait->deadline &&
       seccomp::PropertiesOf(thread.call.family).restarts_with_restart_syscall) {
-    thread.restartable = Thread::Restartable{thread.call, thread.deadline, thread.deadline_result};
+    thread.restartable = Thread::Restartable{thread.call, thread.wait->deadline, thread.wait->timeout_result};
   }
   ClearWait(thread);
-  thread.result.reset();  // no emulated result: the kernel runs the call
+  thread.parked.result.reset();  // no emulated result: the kernel runs the call
   AbandonTransfer(thread);  // …or returns what a transfer moved so far
   thread.state = ThreadState::kReady;
 }
@@ -71,14 +67,15 @@ bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
     if (!ParkedInEmulatedWait(*thread) || (!check_all && !signal_checks_.count(tgid))) continue;
     auto masks = ReadSignalMasks(thread->tid);
     if (!masks) continue;
-    const SignalWait* wait = thread->signal_wait ? &*thread->signal_wait : nullptr;
+    const std::optional<SignalWait> signals = thread->wait ? thread->wait->Signals() : std::nullopt;
+    const SignalWait* wait = signals ? &*signals : nullptr;
     // A process-directed signal needs one thread that takes it; the first will do.
     const bool takes_process_signal = masks->WakingFromProcess(wait) != 0 && !process_signal_taken.count(tgid);
     if (masks->WakingFromThread(wait) == 0 && !takes_process_signal) continue;
     if (takes_process_signal) process_signal_taken.insert(tgid);
     released = true;
     const FamilyHandler handler = HandlerFor(thread->call.family);
-    if (handler.on_signal != nullptr && thread->at_seccomp_stop) {
+    if (handler.on_signal != nullptr && thread->parked.AtEntry()) {
       const uint64_t waking = masks->WakingFromThread(wait) | masks->WakingFromProcess(wait);
       SyscallContext context{*thread, *this};
       const Disposition disposition = handler.on_signal(context, (waking & masks->caught) != 0);
@@ -88,7 +85,7 @@ bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
       }
       if (disposition.kind == Disposition::Kind::kNativeThenExit) {
         ReleaseToKernel(*thread);
-        thread->resume_to_exit = true;
+        thread->parked.to_exit = true;
         continue;
       }
     }

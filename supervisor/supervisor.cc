@@ -261,8 +261,8 @@ void Supervisor::AdjustTick(bool others_runnable) {
   int64_t tick = kLoneTickNanos;
   const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->deadline) {
-      tick = virtual_clock_ ? FastTick() : std::min<int64_t>(tick, *thread->deadline - now);
+    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) {
+      tick = virtual_clock_ ? FastTick() : std::min<int64_t>(tick, *thread->wait->deadline - now);
     }
   }
   // Rounded to the fast tick, so that a string of deadlines does not re-arm the timer each time.
@@ -343,7 +343,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   // The prefix ends at the root's first clone: the template point (supervisor_fork.cc).
   if (strategy_.Taping()) MakeTemplate(thread);
   if (result_) return;  // the template could not be made, and the program died of it
-  thread.at_hypercall_trap = false;
+  thread.call.trap = TrappedCall::Trap::kSeccomp;
   thread.call.nr = thread.regs.SyscallNr();
   for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);
   OnTrappedCall(thread);
@@ -352,23 +352,18 @@ void Supervisor::OnSeccompStop(Thread& thread) {
 void Supervisor::OnTrappedCall(Thread& thread) {
   last_progress_ = EventTime();
   ++thread.syscalls;
-  thread.at_seccomp_stop = true;
-  thread.at_syscall_exit = false;
+  thread.parked.at = ParkedCall::At::kEntry;
   // A new call: whatever the thread waited for before is over (it was woken to make it).
-  thread.deadline.reset();
-  thread.io_wait.reset();
-  thread.waits_for_object = false;
-  thread.signal_wait.reset();
+  thread.wait.reset();
   if (thread.call.nr != SYS_restart_syscall) thread.restartable.reset();
   if (thread.transfer && !ReentersTransfer(thread)) thread.transfer.reset();
   if (options_.observer != nullptr) {
     if (!Observe(thread, EntryEvent(thread))) return;
     // Trapped only to be looked at (the filter traps everything for an observer).
     const std::optional<unsigned long> data =
-        thread.at_hypercall_trap ? std::nullopt : ptrace::EventMessage(thread.tid);
+        thread.call.trap == TrappedCall::Trap::kHypercall ? std::nullopt : ptrace::EventMessage(thread.tid);
     if (data && *data == seccomp::kObserveOnly) {
-      thread.at_seccomp_stop = false;
-      ResumeIntoKernel(thread);
+      Resume(thread);
       return;
     }
   }
@@ -406,7 +401,7 @@ void Supervisor::OnTrappedCall(Thread& thread) {
 
 void Supervisor::PutOffSyscall(Thread& thread, search::OpKind why) {
   // The thread gives way before its call is looked at; TakeUpSyscall runs when it is picked.
-  thread.entry_pending = true;
+  thread.parked.at = ParkedCall::At::kEntryPutOff;
   thread.state = ThreadState::kReady;
   thread.point = {thread.id, why};
   AdvanceTime(options_.slice.count());  // it computed for a slice, as a backstop interrupt says
@@ -471,12 +466,28 @@ bool Supervisor::KillsProcess(const Thread& thread, int signal) {
   return masks && (masks->caught & bit) == 0 && (masks->ignored & bit) == 0;
 }
 
-void Supervisor::ResumeIntoKernel(Thread& thread) {
-  if (options_.observer != nullptr) {
-    thread.observing_exit = true;
+void Supervisor::Resume(Thread& thread, int signal) {
+  ParkedCall& parked = thread.parked;
+  // At its entry with no emulated result, the kernel runs the call.
+  const bool kernel_runs_call = parked.at == ParkedCall::At::kEntry && !parked.result;
+  if (parked.result) {
+    CompleteSyscall(thread, *parked.result);
+    parked.result.reset();
+  }
+  if (parked.registers_dirty) {
+    ptrace::SetRegisters(thread.tid, thread.regs);
+    parked.registers_dirty = false;
+  }
+  // If it died meanwhile, its death event follows.
+  if (std::exchange(parked.to_exit, false)) {
+    parked.at = ParkedCall::At::kInside;
+    ptrace::ResumeToSyscallExit(thread.tid);
+  } else if (kernel_runs_call && signal == 0 && options_.observer != nullptr) {
+    parked.at = ParkedCall::At::kInsideObserved;
     ptrace::ResumeToSyscallExit(thread.tid);
   } else {
-    ptrace::Resume(thread.tid);
+    parked.at = ParkedCall::At::kNone;
+    ptrace::Resume(thread.tid, signal);
   }
 }
 
@@ -508,25 +519,21 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
   }
   switch (disposition.kind) {
     case Disposition::Kind::kComplete:
-      CompleteSyscall(thread, disposition.value);
-      thread.at_seccomp_stop = false;
-      ptrace::Resume(thread.tid);
+      thread.parked.result = disposition.value;
+      Resume(thread);
       return;
     case Disposition::Kind::kNative:
-      if (disposition.registers_changed || thread.registers_dirty) ptrace::SetRegisters(thread.tid, thread.regs);
-      thread.registers_dirty = false;
-      thread.at_seccomp_stop = false;
-      ResumeIntoKernel(thread);
+      thread.parked.registers_dirty = thread.parked.registers_dirty || disposition.registers_changed;
+      Resume(thread);
       return;
     case Disposition::Kind::kNativeThenExit:
-      ptrace::SetRegisters(thread.tid, thread.regs);
-      thread.registers_dirty = false;
-      thread.at_seccomp_stop = false;
-      ptrace::ResumeToSyscallExit(thread.tid);
+      thread.parked.registers_dirty = true;
+      thread.parked.to_exit = true;
+      Resume(thread);
       return;
     case Disposition::Kind::kPoint:
       if (disposition.op == search::OpKind::kSyncOp) images_.SyncOp(thread.process->image);
-      thread.op_pending = true;
+      thread.parked.at = ParkedCall::At::kOperationPending;
       thread.state = ThreadState::kReady;
       thread.point = {thread.id, disposition.op, disposition.resource, disposition.is_write,
                       disposition.is_release};
@@ -539,7 +546,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       Park(thread, search::StopReason::kBlocked);
       return;
     case Disposition::Kind::kYield:
-      if (!disposition.native) thread.result = disposition.value;
+      if (!disposition.native) thread.parked.result = disposition.value;
       thread.state = ThreadState::kReady;
       thread.point = {thread.id, search::OpKind::kYield};
       Park(thread, search::StopReason::kYielded);
@@ -562,7 +569,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     ptrace::Resume(thread.tid);
     return;
   }
-  thread.at_seccomp_stop = false;
+  thread.parked.at = ParkedCall::At::kNone;
   if (regs.InInterruptedSyscall()) {
     // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,
     // a pipe fed from outside…). It restarts transparently when resumed. It waited in real
@@ -590,27 +597,27 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "syscall-exit stop of a thread that was not running");
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
   last_progress_ = EventTime();
-  if (thread.observing_exit) {
-    thread.observing_exit = false;
+  if (thread.parked.at == ParkedCall::At::kInsideObserved) {
+    thread.parked.at = ParkedCall::At::kExit;
     if (!Observe(thread, ExitEvent(thread))) return;
-    ptrace::Resume(thread.tid);
+    Resume(thread);
     return;
   }
-  thread.at_syscall_exit = true;
+  thread.parked.at = ParkedCall::At::kExit;
   SyscallContext context{thread, *this};
   const FamilyHandler handler = HandlerFor(thread.call.family);
   CHESS_CHECK(handler.on_exit != nullptr, "a syscall-exit stop for a family without on_exit");
   const Disposition disposition = handler.on_exit(context);
   switch (disposition.kind) {
     case Disposition::Kind::kComplete:
-      CompleteSyscall(thread, disposition.value);
+      thread.parked.result = disposition.value;
       break;
     case Disposition::Kind::kNative:
-      if (disposition.registers_changed) ptrace::SetRegisters(thread.tid, thread.regs);
+      thread.parked.registers_dirty = disposition.registers_changed;
       break;
     case Disposition::Kind::kBlock:
       // Stays inside the call; its rewound registers are stored when it resumes.
-      thread.registers_dirty = true;
+      thread.parked.registers_dirty = true;
       thread.state = ThreadState::kBlocked;
       thread.point = {thread.id, search::OpKind::kIo};
       Park(thread, search::StopReason::kBlocked);
@@ -618,8 +625,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
     default:
       CHESS_CHECK(false, "on_exit answered something other than complete, native or block");
   }
-  thread.at_syscall_exit = false;
-  ptrace::Resume(thread.tid);
+  Resume(thread);
 }
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
@@ -657,7 +663,7 @@ void Supervisor::Wake(Thread& thread, int64_t result) {
   ClearWait(thread);
   if (thread.state != ThreadState::kBlocked) return;
   thread.state = ThreadState::kReady;
-  thread.result = result;
+  thread.parked.result = result;
 }
 
 void Supervisor::Stop(search::Outcome outcome, const std::string& message) {

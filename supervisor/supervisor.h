@@ -213,8 +213,10 @@ class Supervisor final : private HandlerServices {
   std::vector<std::string> UntrappableSites(pid_t tid);
   // Whether `signal`, delivered to `thread` now, ends its process (default action, not caught).
   bool KillsProcess(const Thread& thread, int signal);
-  // Resumes a thread whose syscall the kernel now runs: to its exit when an observer looks.
-  void ResumeIntoKernel(Thread& thread);
+  // Lets a thread stopped at its call go, as its ParkedCall says: stores the emulated result
+  // and edited registers, and resumes it to the call's exit when its handler or an observer
+  // wants to see that (with `signal` delivered otherwise). The one way out of a call's stop.
+  void Resume(Thread& thread, int signal = 0);
   // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).
   bool EmulateTimestampCounter(Thread& thread);
 
@@ -311,8 +313,6 @@ class Supervisor final : private HandlerServices {
   // Ends the execution as `timeout` once it has run longer than execution_timeout.
   bool CheckTimeout();
   void FinishAsHang();
-  // Stores a parked thread's result or edited registers, as its stop allows.
-  void FlushRegisters(Thread& thread);
 
   // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
   MonoNanos WallNow() const { return wall_.Monotonic(); }

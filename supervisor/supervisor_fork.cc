@@ -30,15 +30,10 @@ std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) cons
   const Process& process = *thread.process;
   // Nothing of the prefix may still be in flight, or be kept by the kernel for the process
   // alone (timers are not inherited by a fork).
-  const bool thread_idle = !thread.transfer && !thread.io_wait && !thread.deadline && !thread.restartable &&
-                           !thread.signal_wait && thread.pending_signal == 0 && !thread.native_once &&
-                           !thread.entry_pending && !thread.registers_dirty && !thread.resume_to_exit &&
-                           !thread.observing_exit && !thread.waits_for_child && !thread.waits_for_object &&
-                           thread.interrupt == Thread::Interrupt::kNone && !thread.in_vfork;
   const bool process_idle = !process.dying && process.vfork_parent == 0 && !process.alarm.expires &&
                             process.posix_timers.empty() && process.timerfds.empty() &&
                             process.job_change == Process::JobChange::kNone;
-  if (prefix_forkable_ && thread_idle && process_idle && futexes_.Empty() && early_stops_.empty() &&
+  if (prefix_forkable_ && thread.Idle() && process_idle && futexes_.Empty() && early_stops_.empty() &&
       signal_checks_.empty() && !signal_check_all_ && crash_threads_.empty()) {
     return std::nullopt;
   }

@@ -18,6 +18,25 @@ const char* ThreadStateName(ThreadState state) {
   return "unknown";
 }
 
+const char* ParkedAtName(ParkedCall::At at) {
+  switch (at) {
+    case ParkedCall::At::kNone: return "none";
+    case ParkedCall::At::kEntryPutOff: return "entry-put-off";
+    case ParkedCall::At::kEntry: return "at-entry";
+    case ParkedCall::At::kOperationPending: return "op-pending";
+    case ParkedCall::At::kInside: return "inside";
+    case ParkedCall::At::kInsideObserved: return "inside-observed";
+    case ParkedCall::At::kExit: return "at-exit";
+  }
+  return "unknown";
+}
+
+std::optional<SignalWait> Wait::Signals() const {
+  if (const auto* signals = std::get_if<SignalWait>(&on)) return *signals;
+  if (const IoWait* io = Io(); io != nullptr && io->signal_mask) return SignalWait{io->signal_mask, 0};
+  return std::nullopt;
+}
+
 std::optional<char> KernelState(pid_t tid) {
   std::ifstream stat("/proc/" + std::to_string(tid) + "/stat");
   std::string content;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "search/scheduling_point.h"
@@ -89,6 +90,13 @@ struct FdInterest {
   short events = 0;
 };
 
+// A thread that waits for signals (pause, sigsuspend, sigtimedwait, a ppoll of nothing): which
+// signals end the wait.
+struct SignalWait {
+  std::optional<uint64_t> mask;  // blocked during the call, instead of the thread's mask
+  uint64_t awaited = 0;          // rt_sigtimedwait's set: taken even while blocked
+};
+
 // A thread disabled until descriptors are ready (a read of an empty pipe, a poll, a write to a
 // full pipe). Checked before every decision with poll(…, 0) on copies of the descriptors; once
 // ready, the thread's operation runs again when it is picked, and looks again.
@@ -100,13 +108,36 @@ struct IoWait {
   // does not hold its descriptors while it sleeps (another thread may close one to end it), so
   // those are copied afresh each time.
   std::vector<FdCopy> held{};
+  // ppoll, pselect6, epoll_pwait: blocked during the call instead of the thread's mask (which
+  // signals end the wait, as for a SignalWait).
+  std::optional<uint64_t> signal_mask{};
 };
 
-// A thread that waits for signals (pause, sigsuspend, sigtimedwait) or waits with a signal mask
-// of the call's own (ppoll, pselect6, epoll_pwait): which signals end the wait.
-struct SignalWait {
-  std::optional<uint64_t> mask;  // blocked during the call, instead of the thread's mask
-  uint64_t awaited = 0;          // rt_sigtimedwait's set: taken even while blocked
+// The other things a thread waits for. Each kind says who ends the wait; a wake, a deadline or
+// a signal for the thread ends any.
+struct SleepWait {};      // nothing but its deadline (a sleep, a poll of no descriptor)
+struct FutexWordWait {};  // a wake of its futex word: its entry in the FutexTable
+struct ObjectWait {};     // a kernel object that cannot be polled (a file lock, a SysV semaphore):
+                          // its family's `ready` looks, and its operation runs again
+struct ChildWait {};      // wait4/waitid: a child of its process changes state; then the kernel
+                          // runs the call, which reaps without blocking
+
+// What a thread's call waits for, recorded by its handler when it blocks (or, for a deferred
+// operation, when it parks at its point). It ends — Thread::wait.reset() — when the thread
+// goes on: woken, timed out, released to the kernel, or making its next call.
+struct Wait {
+  std::variant<SleepWait, FutexWordWait, IoWait, ObjectWait, ChildWait, SignalWait> on;
+  std::optional<MonoNanos> deadline = std::nullopt;  // when it ends anyway
+  int64_t timeout_result = 0;         // what the call returns then (0, -ETIMEDOUT), unless its
+                                      // family's on_timeout decides
+
+  template <typename Kind>
+  bool Is() const { return std::holds_alternative<Kind>(on); }
+  IoWait* Io() { return std::get_if<IoWait>(&on); }
+  const IoWait* Io() const { return std::get_if<IoWait>(&on); }
+  // Which signals end the wait besides those the thread's mask lets through, when the call
+  // waits under a mask of its own or for signals it takes while blocked.
+  std::optional<SignalWait> Signals() const;
 };
 
 // The syscall a thread is stopped in (for handlers and reports).
@@ -114,7 +145,52 @@ struct TrappedCall {
   int64_t nr = -1;
   uint64_t args[6] = {};
   seccomp::SyscallFamily family = seccomp::SyscallFamily::kFutex;
+  // How it was trapped: by chess-trace's seccomp filter, or as the preload shim's hypercall
+  // trap (an int3, seccomp/hypercall_abi.h) — then `nr` names the hypercall, and completing it
+  // skips the trap's marker.
+  enum class Trap : uint8_t { kSeccomp, kHypercall } trap = Trap::kSeccomp;
 };
+
+// Where a thread stands in its trapped syscall, and so what Supervisor::Resume does to let it
+// go. The legal transitions (Resume is the only way out of a call's stop):
+//
+//   seccomp stop ──► kEntry ── Resume: the result stored, or the kernel runs the call ──► kNone
+//   seccomp stop, a fairness yield ──► kEntryPutOff ── picked: its handler runs ──► kEntry
+//   kEntry ── handler: a point; a waiter found ready ──► kOperationPending ── picked: execute ──► kEntry
+//   kEntry ── Resume with to_exit ──► kInside ── syscall-exit stop: on_exit ──► kExit
+//   kEntry ── Resume under an observer ──► kInsideObserved ── syscall-exit stop ──► kExit
+//   kExit ── on_exit blocks: parked inside the call, its registers rewound ──► kExit
+//   kExit ── Resume ──► kNone
+//
+// An interrupt, a group stop or a hang ends whatever stop it was (kNone): the thread is then
+// stopped in no call of its own.
+struct ParkedCall {
+  enum class At : uint8_t {
+    kNone,             // in no trapped call: running its own code, or stopped outside a call
+    kEntryPutOff,      // at the seccomp stop; its handler runs when the thread is picked
+    kEntry,            // at the seccomp stop; its handler has answered
+    kOperationPending, // at the seccomp stop; its deferred operation runs when it is picked
+    kInside,           // resumed into the kernel, which stops it at the call's exit (on_exit)
+    kInsideObserved,   // resumed into the kernel; the exit stop is the observer's alone
+    kExit,             // at the syscall-exit stop; its handler's on_exit has answered
+  };
+  At at = At::kNone;
+  // The emulated return value stored as the thread resumes (the kernel then skips the call).
+  std::optional<int64_t> result;
+  // Thread::regs were changed while parked: stored before the thread resumes.
+  bool registers_dirty = false;
+  // At kEntry: the kernel runs the call and stops at its exit (its handler's on_exit).
+  bool to_exit = false;
+
+  // At the seccomp stop of the call (the kernel has not run it).
+  bool AtEntry() const { return at == At::kEntryPutOff || at == At::kEntry || at == At::kOperationPending; }
+  // At a stop of the call, its entry or its exit.
+  bool AtStop() const { return AtEntry() || at == At::kExit; }
+  // Nothing to store or to ask for as the thread resumes.
+  bool Plain() const { return !result && !registers_dirty && !to_exit; }
+};
+
+const char* ParkedAtName(ParkedCall::At at);
 
 struct Thread {
   search::ThreadId id;
@@ -124,29 +200,17 @@ struct Thread {
   ThreadState state = ThreadState::kReady;
 
   // How to resume a parked thread.
-  bool at_seccomp_stop = false;       // stopped at a trapped syscall (or a hypercall trap)
-  // With at_seccomp_stop: stopped at the preload shim's hypercall trap (an int3,
-  // seccomp/hypercall_abi.h), not at a syscall; `call` names the hypercall, and completing it
-  // skips the trap's marker.
-  bool at_hypercall_trap = false;
-  // The supervisor changed this syscall's number or arguments before the kernel ran it: the
-  // program's filters judged the changed call (see filters).
-  bool call_rewritten = false;
-  bool op_pending = false;            // the syscall is a deferred visible operation
-  std::optional<int64_t> result;      // emulated return value to store before resuming
+  ParkedCall parked;
   int pending_signal = 0;             // signal to deliver on resume
-  TrappedCall call;                   // the trapped syscall (valid while at_seccomp_stop)
+  TrappedCall call;                   // the trapped syscall (valid while parked.AtEntry())
   Registers regs;                     // as read at the stop: completing a call is one SETREGS
   search::SchedulingPoint point;      // where it stopped, for the strategy and reports
   // Trapped syscalls it has made (the current one included): where a thread stopped is named by
   // this count — a point's index — which is the same in every execution of the same schedule.
   uint64_t syscalls = 0;
-  // The trapped syscall has not been looked at yet: its handler runs when the thread is picked.
-  bool entry_pending = false;
 
-  // Blocking.
-  std::optional<MonoNanos> deadline;  // when a timed wait or sleep ends
-  int64_t deadline_result = 0;        // what the call returns then (0, -ETIMEDOUT)
+  // What its blocked call waits for (see Wait), or nothing.
+  std::optional<Wait> wait;
 
   // Exit-time futex writes the kernel performs but whose wakes reach no real waiter.
   uint64_t clear_child_tid = 0;
@@ -159,21 +223,10 @@ struct Thread {
   uint64_t clone_child_tid = 0;
   bool in_vfork = false;
 
-  // Blocked in wait4/waitid until a child of its process changes state; then the kernel runs
-  // the call, which reaps without blocking.
-  bool waits_for_child = false;
-  // Blocked until descriptors are ready, until a kernel object that cannot be polled lets it
-  // go on (a file lock, a SysV semaphore: its family's `ready` looks), or until a signal comes.
-  std::optional<IoWait> io_wait;
-  bool waits_for_object = false;
-  std::optional<SignalWait> signal_wait;
   // What the wait depends on, for reports ("pipe:[12], its write end held by pid 7").
   std::string waits_on;
   std::set<pid_t> waits_on_processes;  // the tree's processes (tgids) that could end that wait
 
-  // A syscall-exit stop was asked for (a write carried out in pieces): the thread stops there
-  // after the kernel ran the call, and its handler's on_exit decides what the call returns.
-  bool at_syscall_exit = false;
   // A transfer carried out in pieces: the kernel runs the call without blocking, and between
   // pieces the thread stays inside the call — its registers rewound to the syscall instruction
   // with the remainder — until the descriptor is ready again.
@@ -192,11 +245,6 @@ struct Thread {
   std::optional<Transfer> transfer;
   // The kernel must run the next trapped call of this thread as it is (a signal is pending).
   bool native_once = false;
-  // thread.regs were changed while parked: store them before resuming.
-  bool registers_dirty = false;
-  // Resume with a stop at the syscall's exit (a released call whose result must be seen).
-  bool resume_to_exit = false;
-  bool observing_exit = false;  // resumed to its syscall's exit for the observer only
   uint64_t shim_state = 0;      // its preload shim's struct chess_thread_state, or 0
   // The last sync operation its preload shim announced (a CHESS_OP_* and its object): a thread
   // that announced a condition wait and then waits on a futex word inside that object waits on
@@ -226,6 +274,12 @@ struct Thread {
   // The CPU mask the program asked for (sched_setaffinity is emulated while pinned).
   std::vector<uint8_t> affinity;
 
+  // Nothing of a call is in flight: no wait, no transfer, no restart to take up, nothing to
+  // store or deliver at the next resume, no interrupt asked for, no vfork child.
+  bool Idle() const {
+    return parked.at == ParkedCall::At::kNone && parked.Plain() && !wait && !transfer && !restartable &&
+           pending_signal == 0 && !native_once && interrupt == Interrupt::kNone && !in_vfork;
+  }
   bool Alive() const { return state != ThreadState::kExiting && state != ThreadState::kDead; }
 };
 

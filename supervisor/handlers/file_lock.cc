@@ -57,8 +57,7 @@ Disposition FileLockExecute(SyscallContext& ctx) {
   switch (Try(ctx)) {
     case Attempt::kTaken: return Disposition::Complete(0);
     case Attempt::kHeldByAnother:
-      ctx.thread.waits_for_object = true;
-      return Disposition::Block();
+      return ctx.BlockUntil({ObjectWait{}});
     case Attempt::kFree:
     case Attempt::kKernelDecides: break;
   }

@@ -100,7 +100,7 @@ Disposition WaitOn(SyscallContext& ctx, uint64_t address, unsigned size, uint64_
   const uint64_t mask = size == 8 ? ~0ull : (1ull << (size * 8)) - 1;
   if (value != (expected & mask)) return Disposition::Complete(-EAGAIN);
   ctx.services.Futexes().Enqueue(MakeFutexKey(ctx.thread, address, shared), waiter);
-  return ctx.BlockUntil(deadline, -ETIMEDOUT);
+  return ctx.BlockUntil({FutexWordWait{}, deadline, -ETIMEDOUT});
 }
 
 // --- futex(2) ---------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ Disposition FutexLockPi(SyscallContext& ctx, const FutexCall& call, bool may_def
   FutexWaiter waiter = MakeWaiter(ctx);
   waiter.pi = true;
   ctx.services.Futexes().Enqueue(key, waiter);
-  return ctx.BlockUntil(deadline, -ETIMEDOUT);
+  return ctx.BlockUntil({FutexWordWait{}, deadline, -ETIMEDOUT});
 }
 
 // Hands a PI lock to its oldest waiter, or frees it.
@@ -415,7 +415,7 @@ Disposition FutexWaitv(SyscallContext& ctx) {
     waiter.index = i;
     ctx.services.Futexes().Enqueue(MakeFutexKey(ctx.thread, entries[i].uaddr, shared), waiter);
   }
-  return ctx.BlockUntil(deadline, -ETIMEDOUT);
+  return ctx.BlockUntil({FutexWordWait{}, deadline, -ETIMEDOUT});
 }
 
 Disposition Futex2Wait(SyscallContext& ctx) {

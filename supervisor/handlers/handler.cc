@@ -36,8 +36,9 @@ bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait) {
 
 Disposition RunWhenFdsReady(SyscallContext& context) {
   Thread& thread = context.thread;
-  CHESS_CHECK(thread.io_wait.has_value(), "a wait on descriptors without descriptors");
-  if (IoWaitReady(context.services.Fds(), thread.process->tgid, *thread.io_wait)) return Disposition::Native();
+  const IoWait* wait = thread.wait ? thread.wait->Io() : nullptr;
+  CHESS_CHECK(wait != nullptr, "a wait on descriptors without descriptors");
+  if (IoWaitReady(context.services.Fds(), thread.process->tgid, *wait)) return Disposition::Native();
   return Disposition::Block();
 }
 

@@ -137,8 +137,6 @@ struct SyscallContext {
   RemoteMemory Memory() const { return RemoteMemory(thread.tid); }
   FdCopy CopyFd(int fd) const { return services.Fds().Copy(thread.process->tgid, fd); }
 
-  // Records that the caller waits, until woken or until `deadline` (then it returns
-  // `timeout_result`, or the family's on_timeout decides).
   // Whether the thread's own seccomp filters let the kernel run its call with the number and
   // arguments of `changed` instead of its own: they judge it again when the thread leaves this
   // seccomp stop (sandbox.h). With none, they do.
@@ -147,9 +145,10 @@ struct SyscallContext {
   // instruction, afresh: then only an ALLOW (or LOG) lets chess-trace's filter see it.
   bool FiltersPermitReentry(const Registers& changed) const;
 
-  Disposition BlockUntil(std::optional<MonoNanos> deadline, int64_t timeout_result) {
-    thread.deadline = deadline;
-    thread.deadline_result = timeout_result;
+  // Records what the caller waits for: it is disabled until woken or until the wait's deadline
+  // (then it returns the wait's timeout_result, or the family's on_timeout decides).
+  Disposition BlockUntil(Wait wait) {
+    thread.wait = std::move(wait);
     return Disposition::Block();
   }
   // The call waits on descriptors, which are ready now or not (`ready_now`). With scheduling
@@ -167,9 +166,7 @@ struct SyscallContext {
       }
     }
     if (!point && ready_now) return Disposition::Native();
-    thread.io_wait = std::move(wait);
-    thread.deadline = deadline;
-    thread.deadline_result = timeout_result;
+    thread.wait = Wait{std::move(wait), deadline, timeout_result};
     if (point) return Disposition::Point(search::OpKind::kIo, resource, is_write);
     return Disposition::Block();
   }
@@ -190,8 +187,8 @@ Disposition NoDeferredOperation(SyscallContext& context);
 // stop a kNativeThenExit asked for: it answers kComplete (the call returns that), or kBlock
 // (the thread stays inside the call: its registers were rewound to re-enter it when ready).
 // `on_timeout` runs when a blocked thread's deadline passes; without it the call returns the
-// result BlockUntil recorded. `ready` tells whether a thread that waits for an object
-// (waits_for_object) could go on now; its `execute` then runs again. `on_signal`: see below.
+// wait's timeout_result. `ready` tells whether a thread that waits for an object (an
+// ObjectWait) could go on now; its `execute` then runs again. `on_signal`: see below.
 struct FamilyHandler {
   Disposition (*on_entry)(SyscallContext&);
   Disposition (*execute)(SyscallContext&) = NoDeferredOperation;

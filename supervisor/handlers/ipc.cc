@@ -94,20 +94,21 @@ Disposition IpcEntry(SyscallContext& ctx) {
     return ctx.WaitOnFds(IoWait{{{fd, events}}}, ready, deadline, -ETIMEDOUT, static_cast<uint64_t>(fd),
                          nr == SYS_mq_timedsend);
   }
+  // The timeout runs from the call, not from when its operation is picked.
+  Wait wait{ObjectWait{}, std::nullopt, -EAGAIN};
   if (nr == SYS_semtimedop && ctx.Arg(3) != 0) {
     auto timeout = ReadTimespec(memory, ctx.Arg(3), &error);
     if (!timeout) return Disposition::Native();
-    ctx.thread.deadline = ctx.services.Time().Monotonic() + *timeout;
-    ctx.thread.deadline_result = -EAGAIN;
+    wait.deadline = ctx.services.Time().Monotonic() + *timeout;
   }
+  ctx.thread.wait = std::move(wait);
   return Disposition::Point(search::OpKind::kSyscall, ctx.Arg(0), true);
 }
 
 Disposition IpcExecute(SyscallContext& ctx) {
   if (IsPosixQueue(ctx.thread.call.nr)) return RunWhenFdsReady(ctx);
   if (Look(ctx) != Outlook::kWaits) return Disposition::Native();
-  ctx.thread.waits_for_object = true;
-  return Disposition::Block();
+  return Disposition::Block();  // the wait its entry recorded
 }
 
 bool IpcReady(SyscallContext& ctx) { return Look(ctx) != Outlook::kWaits; }

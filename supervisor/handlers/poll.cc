@@ -132,10 +132,13 @@ Disposition PollEntry(SyscallContext& ctx) {
   if (!deadline && call->timeout) deadline = ctx.services.Time().Monotonic() + *call->timeout;
   // The call's own mask decides which signals end the wait; with no descriptor and no
   // timeout, only a signal can.
-  if (call->mask || (call->fds.empty() && !deadline)) ctx.thread.signal_wait = SignalWait{call->mask, 0};
-  if (call->fds.empty()) return ctx.BlockUntil(deadline, 0);  // a sleep, or a wait for signals
+  if (call->fds.empty()) {
+    if (call->mask || !deadline) return ctx.BlockUntil({SignalWait{call->mask, 0}, deadline});
+    return ctx.BlockUntil({SleepWait{}, deadline});
+  }
   const auto first = static_cast<uint64_t>(call->fds.front().fd);
   IoWait wait{std::move(call->fds)};
+  wait.signal_mask = call->mask;
   const bool ready = IoWaitReady(ctx.services.Fds(), ctx.thread.process->tgid, wait);
   return ctx.WaitOnFds(std::move(wait), ready, deadline, 0, first);
 }

@@ -16,7 +16,7 @@ Disposition RestartEntry(SyscallContext& ctx) {
   switch (interrupted.call.family) {
     case F::kSleep:
       thread.call = interrupted.call;
-      return ctx.BlockUntil(interrupted.deadline, interrupted.deadline_result);
+      return ctx.BlockUntil({SleepWait{}, interrupted.deadline, interrupted.deadline_result});
     case F::kFutex:
       // A spurious wake-up, which every futex waiter must handle: it looks at its word again.
       return Disposition::Complete(0);
@@ -30,7 +30,7 @@ Disposition RestartEntry(SyscallContext& ctx) {
       if (!ctx.FiltersPermitChange(changed)) return Disposition::Native();
       thread.call = interrupted.call;
       thread.regs = changed;
-      thread.registers_dirty = true;
+      thread.parked.registers_dirty = true;
       SyscallContext poll{thread, ctx.services, interrupted.deadline};
       return PollHandler().on_entry(poll);
     }

@@ -53,8 +53,7 @@ Disposition SignalWaitEntry(SyscallContext& ctx) {
       return SignalWaitInterrupted(ctx, false);
     }
   }
-  thread.signal_wait = wait;
-  return ctx.BlockUntil(deadline, -EAGAIN);
+  return ctx.BlockUntil({wait, deadline, -EAGAIN});
 }
 
 Disposition SignalWaitExit(SyscallContext& ctx) {

@@ -172,7 +172,7 @@ Disposition RunTransferPiece(SyscallContext& ctx) {
   if ((revents & (t.events | POLLERR | POLLHUP | POLLNVAL)) == 0) {
     IoWait wait{{{t.fd, t.events}}};
     wait.held.push_back(std::move(copy));
-    thread.io_wait = std::move(wait);
+    thread.wait = Wait{std::move(wait)};
     return Disposition::Block();
   }
   if (t.may_block) return Disposition::NativeThenExit();  // the kernel may sleep; the watchdog covers it
@@ -241,7 +241,7 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
   if (t.may_block) return Disposition::NativeWithRegisters();  // re-entered at once
   IoWait wait{{{t.fd, t.events}}};
   if (FdCopy copy = ctx.CopyFd(t.fd)) wait.held.push_back(std::move(copy));
-  thread.io_wait = std::move(wait);
+  thread.wait = Wait{std::move(wait)};
   return Disposition::Block();
 }
 
@@ -267,18 +267,18 @@ void AbandonTransfer(Thread& thread) {
     // when the thread leaves the call.
     const auto done = static_cast<int64_t>(t.done);
     Finish(thread, done);
-    thread.result = done;
+    thread.parked.result = done;
     return;
   }
   // Nothing moved: the kernel runs the call from the start and sees the signal itself.
   const Registers at_stop = thread.regs;
   thread.regs = t.original;
-  if (thread.at_syscall_exit) {
+  if (thread.parked.at == ParkedCall::At::kExit) {
     thread.regs.raw().rip = at_stop.Ip();
     thread.regs.RewindToSyscall(t.original.SyscallNr());
     thread.native_once = true;
   }
-  thread.registers_dirty = true;
+  thread.parked.registers_dirty = true;
   thread.transfer.reset();
 }
 

@@ -55,8 +55,7 @@ Disposition WaitForChildren(SyscallContext& ctx) {
     any_child = true;
   }
   if (!any_child) return Disposition::Native();  // ECHILD, or a child chess-trace does not know
-  ctx.thread.waits_for_child = true;
-  return ctx.BlockUntil(std::nullopt, 0);
+  return ctx.BlockUntil({ChildWait{}});
 }
 
 Disposition WaitEntry(SyscallContext& ctx) {

@@ -65,11 +65,11 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
     report.pid = thread->process->program_pid;
     report.host_tid = thread->tid;
     report.state = ThreadStateName(thread->state);
-    if (thread->state == ThreadState::kBlocked && thread->deadline && !futexes.IsWaiting(thread->tid)) {
+    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline && !futexes.IsWaiting(thread->tid)) {
       report.state = "sleeping";
     }
     ProcessSymbols& symbols = symbolizer.Process(thread->process->tgid, thread->tid);
-    if (thread->point.op == search::OpKind::kInterrupted && !thread->at_seccomp_stop) {
+    if (thread->point.op == search::OpKind::kInterrupted && !thread->parked.AtEntry()) {
       // Stopped by the backstop between syscalls: its last call is long over.
       report.resource = "interrupted by the backstop while it computed, in no syscall";
     } else if (thread->in_vfork) {

@@ -55,13 +55,13 @@ class WaitsForBuilder {
   std::optional<Edge> EdgeOf(const Thread& thread) const {
     if (thread.in_vfork) return VforkEdge(thread);
     if (thread.state != ThreadState::kBlocked && thread.state != ThreadState::kExternal) return std::nullopt;
-    if (thread.waits_for_child) return ChildEdge(thread);
+    if (thread.wait && thread.wait->Is<ChildWait>()) return ChildEdge(thread);
     if (!thread.waits_on.empty()) {
       Edge edge{ThreadsOf(thread.waits_on_processes), thread.waits_on};
       return edge;
     }
     if (futexes_.IsWaiting(thread.tid)) return FutexEdge(thread);
-    if (thread.signal_wait) return SignalEdge(thread);
+    if (thread.wait && thread.wait->Signals()) return SignalEdge(thread);
     return std::nullopt;
   }
 

@@ -23,7 +23,7 @@ class FakeServices final : public HandlerServices {
   void Wake(Thread& thread, int64_t result) override {
     futexes_.Remove(thread.tid);
     thread.state = ThreadState::kReady;
-    thread.result = result;
+    thread.parked.result = result;
   }
   ThreadTable& Threads() override { return threads_; }
   FutexTable& Futexes() override { return futexes_; }
@@ -124,7 +124,7 @@ TEST_F(FutexHandlerTest, WaitBlocksAndWakeReleasesOldestFirst) {
   auto woke = Call(waker, SYS_futex, {Addr(&word), FUTEX_WAKE_PRIVATE, 1});
   EXPECT_EQ(woke.value, 1);
   EXPECT_EQ(a.state, ThreadState::kReady);
-  EXPECT_EQ(a.result, 0);
+  EXPECT_EQ(a.parked.result, 0);
   EXPECT_EQ(b.state, ThreadState::kBlocked);
 }
 
@@ -190,7 +190,7 @@ TEST_F(FutexHandlerTest, PiLockIsHandedToTheFirstWaiterOnUnlock) {
   EXPECT_EQ(Call(owner, SYS_futex, {Addr(&word), FUTEX_UNLOCK_PI_PRIVATE}).value, 0);
   EXPECT_EQ(word, static_cast<uint32_t>(waiter.tid));
   EXPECT_EQ(waiter.state, ThreadState::kReady);
-  EXPECT_EQ(waiter.result, 0);
+  EXPECT_EQ(waiter.parked.result, 0);
 }
 
 TEST_F(FutexHandlerTest, TrylockPiOnAnOwnedLockSaysAgainAndOnAFreeOneTakesIt) {
@@ -216,7 +216,7 @@ TEST_F(FutexHandlerTest, WaitvBlocksOnAllWordsAndReturnsTheIndexThatWoke) {
   Thread& waker = NewThread();
   EXPECT_EQ(Call(waiter, seccomp::kSysFutexWaitv, {Addr(vector), 2, 0, 0, 0}).kind, Disposition::Kind::kBlock);
   EXPECT_EQ(Call(waker, SYS_futex, {Addr(&words[1]), FUTEX_WAKE_PRIVATE, 1}).value, 1);
-  EXPECT_EQ(waiter.result, 1);
+  EXPECT_EQ(waiter.parked.result, 1);
   EXPECT_FALSE(services_.futexes_.IsWaiting(waiter.tid));
   words[0] = 3;
   EXPECT_EQ(Call(waiter, seccomp::kSysFutexWaitv, {Addr(vector), 2, 0, 0, 0}).value, -EAGAIN);
@@ -239,10 +239,12 @@ TEST_F(FutexHandlerTest, RelativeTimeoutBecomesADeadline) {
   struct timespec tenth = {0, 100'000'000};
   const MonoNanos before = services_.clock_.Monotonic();
   EXPECT_EQ(Call(t, SYS_futex, {Addr(&word), FUTEX_WAIT_PRIVATE, 0, Addr(&tenth)}).kind, Disposition::Kind::kBlock);
-  ASSERT_TRUE(t.deadline.has_value());
-  EXPECT_GE(*t.deadline, before + 100'000'000);
-  EXPECT_LT(*t.deadline, before + 1'100'000'000);
-  EXPECT_EQ(t.deadline_result, -ETIMEDOUT);
+  ASSERT_TRUE(t.wait.has_value());
+  EXPECT_TRUE(t.wait->Is<FutexWordWait>());
+  ASSERT_TRUE(t.wait->deadline.has_value());
+  EXPECT_GE(*t.wait->deadline, before + 100'000'000);
+  EXPECT_LT(*t.wait->deadline, before + 1'100'000'000);
+  EXPECT_EQ(t.wait->timeout_result, -ETIMEDOUT);
 }
 
 }  // namespace
