@@ -18,6 +18,7 @@
 #include "cli/report.h"
 #include "seccomp/syscall_table.h"
 #include "supervisor/clock.h"
+#include "supervisor/supervisor.h"
 
 namespace chess::cli {
 namespace {

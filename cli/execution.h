@@ -12,7 +12,8 @@
 #include "search/strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/world/standard_input.h"
-#include "supervisor/supervisor.h"
+#include "supervisor/supervisor_options.h"
+#include "supervisor/world/launcher.h"
 
 namespace chess::cli {
 

@@ -19,6 +19,7 @@
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/ptrace/event_waiter.h"
+#include "supervisor/world/output_capture.h"
 
 namespace chess::cli {
 namespace {

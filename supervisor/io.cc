@@ -63,7 +63,7 @@ void Supervisor::FindReadyWaiters() {
     } else if (io != nullptr) {
       if (IoWaitReady(fd_probe_, thread->process->tgid, *io)) ready_threads.push_back(thread);
     } else if (thread->wait->Is<ObjectWait>()) {
-      SyscallContext context{*thread, *this};
+      SyscallContext context{*thread, services_};
       const FamilyHandler handler = HandlerFor(thread->call.family);
       if (handler.ready == nullptr || handler.ready(context)) ready_threads.push_back(thread);
     }
@@ -81,7 +81,7 @@ void Supervisor::FindReadyWaiters() {
 }
 
 void Supervisor::RememberStartingFiles() {
-  starting_files_.clear();
+  execution_.starting_files.clear();
   const std::string dir = "/proc/" + std::to_string(root_pid_) + "/fd";
   DIR* fds = opendir(dir.c_str());
   if (fds == nullptr) return;
@@ -94,7 +94,7 @@ void Supervisor::RememberStartingFiles() {
     char target[32];
     const ssize_t length = readlinkat(dirfd(fds), entry->d_name, target, sizeof(target));
     if (length >= 11 && std::string_view(target, 11) == "anon_inode:") continue;
-    starting_files_.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+    execution_.starting_files.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
   }
   closedir(fds);
 }
@@ -102,7 +102,7 @@ void Supervisor::RememberStartingFiles() {
 bool Supervisor::IoPointOn(const FdCopy& file) {
   if (!options_.io_points || !file) return false;
   const auto identity = file.Identity();
-  return identity && starting_files_.count(*identity) == 0;
+  return identity && execution_.starting_files.count(*identity) == 0;
 }
 
 bool Supervisor::AnyWaiterOnEvents() const {
@@ -117,8 +117,8 @@ bool Supervisor::AnyWaiterOnEvents() const {
 
 bool Supervisor::AnyWaiterOnOutside() {
   const MonoNanos now = WallNow();
-  if (outside_checked_at_ == dispatches_ && now - outside_checked_time_ < kOutsideRecheck) return outside_verdict_;
-  outside_checked_at_ = dispatches_;
+  if (outside_checked_at_ == execution_.dispatches && now - outside_checked_time_ < kOutsideRecheck) return outside_verdict_;
+  outside_checked_at_ = execution_.dispatches;
   outside_checked_time_ = now;
   TreePids tree;
   for (const auto& [tgid, process] : threads_.Processes()) {

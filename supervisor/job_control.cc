@@ -87,7 +87,7 @@ void Supervisor::OnGroupStop(Thread& thread) {
   if (running_ == &thread) {
     running_ = nullptr;
     last_ = &thread;
-    last_stop_ = search::StopReason::kBlocked;
+    execution_.last_stop = search::StopReason::kBlocked;
   }
   thread.state = ThreadState::kStopped;
   thread.parked.at = ParkedCall::At::kNone;

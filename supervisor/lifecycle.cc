@@ -87,7 +87,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     process->focused = parent.process->focused;
     process->shim_control = parent.process->shim_control;  // in its copy of the memory (or the same)
   } else {
-    images_.SecondThread(process->image);
+    execution_.images.SecondThread(process->image);
   }
   Thread& child = threads_.AddThread(tid, *process);
   child.filters = parent.filters;  // the kernel gives a new task its creator's seccomp filters
@@ -108,7 +108,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     ptrace::Resume(parent.tid);
     running_ = nullptr;
     last_ = &parent;
-    last_stop_ = search::StopReason::kBlocked;
+    execution_.last_stop = search::StopReason::kBlocked;
     return;
   }
   AdjustTick(true);  // the child is ready while its parent runs
@@ -138,10 +138,10 @@ void Supervisor::OnExec(Thread& thread) {
   // but the process lives on in its new image.
   execer->process->dying = false;
   execer->process->address_space = threads_.NewAddressSpace();
-  images_.Replaced(execer->process->image);
-  execer->process->image = images_.Exec(execer->tid);
+  execution_.images.Replaced(execer->process->image);
+  execer->process->image = execution_.images.Exec(execer->tid);
   if (!options_.focus.empty()) {
-    execer->process->focused = images_.Matches(execer->process->image, ProcessComm(execer->tid), options_.focus);
+    execer->process->focused = execution_.images.Matches(execer->process->image, ProcessComm(execer->tid), options_.focus);
   }
   execer->clear_child_tid = 0;  // exec releases both registrations (exec_mm_release)
   execer->process->posix_timers.clear();  // exec deletes POSIX timers; alarm and timerfds stay
@@ -169,9 +169,9 @@ void Supervisor::SettleVforkParent(Process& child) {
 void Supervisor::PatchNewImage(Thread& thread) {
   ImagePatch patch;
   patch.hide_vdso = virtual_clock_ != nullptr;
-  if (random_) {
+  if (execution_.random) {
     patch.random.emplace();
-    random_->Fill(patch.random->data(), patch.random->size());
+    execution_.random->Fill(patch.random->data(), patch.random->size());
   }
   // The seccomp filters survive the exec: under one, the new image's shim announces by trap.
   if (options_.preload_shim) patch.shim_control = ShimControlFor(!thread.filters.Empty());
@@ -205,7 +205,7 @@ void Supervisor::OnExitEvent(Thread& thread) {
   if (was_running) {
     running_ = nullptr;
     last_ = &thread;
-    last_stop_ = search::StopReason::kExited;
+    execution_.last_stop = search::StopReason::kExited;
   }
   ptrace::Resume(thread.tid);
   if (group_exit) {
@@ -273,7 +273,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   if (running_ == &thread) {
     running_ = nullptr;
     last_ = &thread;
-    last_stop_ = search::StopReason::kExited;
+    execution_.last_stop = search::StopReason::kExited;
   }
   last_progress_ = WallNow();
   if (thread.tid != process.tgid) {

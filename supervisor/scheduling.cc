@@ -20,6 +20,9 @@
 namespace chess::supervisor {
 namespace {
 
+// How far virtual time moves at each scheduling decision.
+constexpr int64_t kDecisionTick = 1'000;
+
 bool Schedulable(const Thread& thread) {
   return !thread.process->dying &&
          (thread.state == ThreadState::kReady || thread.state == ThreadState::kExternal);
@@ -65,11 +68,11 @@ bool Supervisor::AnySleeper() const {
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) return true;
   }
-  return EarliestTimer().has_value();
+  return timers_.Earliest().has_value();
 }
 
 void Supervisor::FireDueDeadlines() {
-  FireDueTimers();
+  if (virtual_clock_ != nullptr) timers_.FireDue(ProgramNow(), signal_checks_);
   const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || !thread->wait || !thread->wait->deadline ||
@@ -81,7 +84,7 @@ void Supervisor::FireDueDeadlines() {
       Wake(*thread, thread->wait->timeout_result);
       continue;
     }
-    SyscallContext context{*thread, *this};
+    SyscallContext context{*thread, services_};
     const Disposition disposition = handler.on_timeout(context);
     if (disposition.kind == Disposition::Kind::kComplete) {
       Wake(*thread, disposition.value);
@@ -113,7 +116,7 @@ void Supervisor::ScheduleNext() {
         dying = dying || thread->state == ThreadState::kExiting || thread->process->dying ||
                 thread->in_vfork;
       }
-      if (auto timer = EarliestTimer()) earliest = std::min(earliest.value_or(*timer), *timer);
+      if (auto timer = timers_.Earliest()) earliest = std::min(earliest.value_or(*timer), *timer);
       // Dying threads, a vfork parent, or a leader that exited before its threads (reaped only
       // after them): their events are on their way.
       if (dying || threads_.Live().empty()) {
@@ -155,7 +158,7 @@ void Supervisor::ScheduleNext() {
           RefreshEventTime();
           HandleEvent(*event);
         }
-        AdvanceTime(log_->OutsideWait(points_, WallNow() - started));
+        AdvanceTime(log_->OutsideWait(execution_.points, WallNow() - started));
         if (PendingStopSignal() || result_) return;
         continue;
       }
@@ -178,7 +181,7 @@ void Supervisor::ScheduleNext() {
     context.timed = timed;
     if (last_ != nullptr) {
       context.current = last_->id;
-      context.current_stop = last_stop_;
+      context.current_stop = execution_.last_stop;
       context.point = last_->point;
     }
     search::FocusedChoices focused;
@@ -190,17 +193,19 @@ void Supervisor::ScheduleNext() {
       context.enabled = focused.enabled;
       context.timed = focused.timed;
     }
-    if (options_.stop_before_decision && points_ == *options_.stop_before_decision) {
-      HandOver("before decision " + std::to_string(points_));
+    if (options_.stop_before_decision && execution_.points == *options_.stop_before_decision) {
+      HandOver("before decision " + std::to_string(execution_.points));
       return;
     }
-    if (last_ != nullptr && options_.backtrace_before.count(points_) != 0) {
-      decision_stacks_[points_] = CaptureBacktrace(last_->tid);
+    if (last_ != nullptr && options_.backtrace_before.count(execution_.points) != 0) {
+      execution_.decision_stacks[execution_.points] = CaptureBacktrace(last_->tid);
     }
     if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) NameSyncObject(*last_);
     const search::ThreadId picked = strategy_.PickThread(context);
-    if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) images_.Choice(last_->process->image);
-    ++points_;
+    if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) {
+      execution_.images.Choice(last_->process->image);
+    }
+    ++execution_.points;
     AdvanceTime(kDecisionTick);
     if (auto divergence = strategy_.Divergence()) {
       Finish(search::Outcome::kDivergence, *divergence);
@@ -217,7 +222,7 @@ void Supervisor::ScheduleNext() {
     }
     Thread* next = threads_.Find(picked);
     CHESS_CHECK(next != nullptr, "the strategy picked a thread that does not exist");
-    history_.Record(next->id.value, next->point, next->regs.Ip());
+    execution_.history.Record(next->id.value, next->point, next->regs.Ip());
     if (!Schedulable(*next)) {
       CHESS_CHECK(std::find(context.timed.begin(), context.timed.end(), picked) != context.timed.end(),
                   "the strategy picked a thread that cannot run");
@@ -232,13 +237,13 @@ bool Supervisor::Dispatch(Thread& thread) {
   ParkedCall& parked = thread.parked;
   if (parked.at == ParkedCall::At::kOperationPending) {
     parked.at = ParkedCall::At::kEntry;
-    SyscallContext context{thread, *this};
+    SyscallContext context{thread, services_};
     const Disposition disposition = HandlerFor(thread.call.family).execute(context);
     if (disposition.kind == Disposition::Kind::kBlock) {
       // It turned out to wait: a free switch to someone else.
       thread.state = ThreadState::kBlocked;
       last_ = &thread;
-      last_stop_ = search::StopReason::kBlocked;
+      execution_.last_stop = search::StopReason::kBlocked;
       return false;
     }
     ClearWait(thread);
@@ -260,14 +265,8 @@ bool Supervisor::Dispatch(Thread& thread) {
   }
   // The slice and the syscall budget restart on a switch and after a yield or a block, never
   // merely at a scheduling point.
-  if (&thread != last_ || last_stop_ != search::StopReason::kReachedPoint) {
-    switched_in_ = EventTime();
-    syscalls_since_switch_ = 0;
-    slice_cpu_start_ = -1;
-    silent_cpu_start_ = -1;
-    silent_cpu_ = 0;
-    yield_due_ = false;
-    asleep_looks_ = 0;
+  if (&thread != last_ || execution_.last_stop != search::StopReason::kReachedPoint) {
+    execution_.slice.SwitchedIn(EventTime());
   }
   if (parked.at == ParkedCall::At::kEntryPutOff) {
     // A syscall put off by the budget or a replayed interrupt: its handler runs now.
@@ -275,13 +274,13 @@ bool Supervisor::Dispatch(Thread& thread) {
     parked.at = ParkedCall::At::kEntry;
     thread.state = ThreadState::kRunning;
     running_ = &thread;
-    ++dispatches_;
+    ++execution_.dispatches;
     TakeUpSyscall(thread);
     return true;
   }
   thread.state = ThreadState::kRunning;
   running_ = &thread;
-  ++dispatches_;
+  ++execution_.dispatches;
   outside_poll_nanos_ = 0;
   if (AnyOtherRunnable(thread)) AdjustTick(true);
   Resume(thread, std::exchange(thread.pending_signal, 0));
@@ -309,7 +308,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   // not entered yet (a replay's, see OnSeccompStop) came before that syscall.
   const bool put_off = thread.parked.at == ParkedCall::At::kEntryPutOff;
   point.index = point.op == search::OpKind::kInterrupted && put_off ? thread.syscalls - 1 : thread.syscalls;
-  last_stop_ = reason;
+  execution_.last_stop = reason;
 }
 
 void Supervisor::CompleteSyscall(Thread& thread, int64_t value) {
@@ -376,7 +375,7 @@ bool Supervisor::CheckTimeout() {
 
 std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
   std::vector<RepeatedCycle> cycles;
-  for (const PointHistory::Cycle& cycle : history_.RepeatingCycles()) {
+  for (const PointHistory::Cycle& cycle : execution_.history.RepeatingCycles()) {
     const Thread* thread = threads_.Find(search::ThreadId{cycle.thread});
     if (thread == nullptr) continue;
     RepeatedCycle repeated{cycle.thread, {}};

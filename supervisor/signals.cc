@@ -77,7 +77,7 @@ bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
     const FamilyHandler handler = HandlerFor(thread->call.family);
     if (handler.on_signal != nullptr && thread->parked.AtEntry()) {
       const uint64_t waking = masks->WakingFromThread(wait) | masks->WakingFromProcess(wait);
-      SyscallContext context{*thread, *this};
+      SyscallContext context{*thread, services_};
       const Disposition disposition = handler.on_signal(context, (waking & masks->caught) != 0);
       if (disposition.kind == Disposition::Kind::kComplete) {
         Wake(*thread, disposition.value);

@@ -25,6 +25,12 @@
 #include "supervisor/handlers/transfer.h"
 
 namespace chess::supervisor {
+namespace {
+
+// The tick while the running thread is alone: only deadlines, signals and hangs need it.
+constexpr int64_t kLoneTickNanos = 50'000'000;
+
+}  // namespace
 
 Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
     : options_(std::move(options)), strategy_(strategy) {
@@ -35,7 +41,8 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
   } else {
     clock_ = std::make_unique<RealClock>();
   }
-  if (options_.seed) random_.emplace(*options_.seed);
+  execution_.slice = SliceMeter(options_.slice.count());
+  if (options_.seed) execution_.random.emplace(*options_.seed);
   if (options_.log != nullptr) log_ = options_.log;
   if (options_.shared_init != nullptr) init_ = options_.shared_init;
 }
@@ -102,7 +109,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   }
   root_pid_ = launched.pid;
   if (isolated_ & CLONE_NEWIPC) EnterIpcNamespace();
-  history_.Clear();
+  execution_.history.Clear();
   Thread* main_thread = nullptr;
   InvariantContext::Set(&threads_);
   if (forked) {
@@ -120,7 +127,8 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   }
   log_->ThreadStarted(main_thread->id, main_thread->process->program_pid, main_thread->program_tid);
   running_ = main_thread;
-  switched_in_ = last_progress_ = WallNow();
+  last_progress_ = WallNow();
+  execution_.slice.Begin(last_progress_);
 
   while (!result_) {
     if (int signal = PendingStopSignal()) {
@@ -153,10 +161,10 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     }
     close(launched.exec_error_fd);
   }
-  result.scheduling_points = points_;
-  result.refused = refused_;
-  result.images = images_.All();
-  result.decision_stacks = std::move(decision_stacks_);
+  result.scheduling_points = execution_.points;
+  result.refused = execution_.refused;
+  result.images = execution_.images.All();
+  result.decision_stacks = std::move(execution_.decision_stacks);
   result.names = std::move(names_);
   result.threads_created = threads_.ThreadsCreated();
   result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
@@ -270,27 +278,6 @@ void Supervisor::AdjustTick(bool others_runnable) {
   waiter_.SetTick(std::max<int64_t>(fast, tick / fast * fast));
 }
 
-bool Supervisor::SliceUsed(const Thread& thread) {
-  // The CPU time of the thread's process: only this thread of it runs (the serializer sees to
-  // that). Linux names a process's CPU clock ~pid << 3 | CPUCLOCK_SCHED.
-  const auto clock = static_cast<clockid_t>((~static_cast<unsigned>(thread.process->tgid) << 3) | 2);
-  timespec ts{};
-  int64_t cpu = 0;
-  if (syscall(SYS_clock_gettime, clock, &ts) == 0) {
-    cpu = static_cast<int64_t>(ts.tv_sec) * kNanosPerSecond + ts.tv_nsec;
-  } else {
-    cpu = WallNow();
-  }
-  // Counted from the first look after the switch: at most a tick late.
-  if (slice_cpu_start_ < 0) slice_cpu_start_ = cpu;
-  // Time spent without a single trapped syscall: only a thread that never reaches one is
-  // interrupted where it happens to be (see OnTick).
-  if (silent_cpu_start_ < 0 || syscalls_since_switch_ != syscalls_at_last_look_) silent_cpu_start_ = cpu;
-  syscalls_at_last_look_ = syscalls_since_switch_;
-  silent_cpu_ = cpu - silent_cpu_start_;
-  return cpu - slice_cpu_start_ >= options_.slice.count();
-}
-
 void Supervisor::OnTick() {
   if (running_ == nullptr) return;
   const MonoNanos now = WallNow();
@@ -316,23 +303,23 @@ void Supervisor::OnTick() {
   if (!others_runnable && !sleepers) return;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
-  if (now - switched_in_ < std::min<int64_t>(kWatchdogNanos, options_.slice.count())) return;
+  SliceMeter& slice = execution_.slice;
+  if (!slice.DueForLook(now)) return;
   // A used-up slice makes the thread give way at its next syscall (OnSeccompStop). Only a
   // thread that makes none for kSilentSlices slices, or is asleep in the kernel, is interrupted
   // where it is: a place no replay can find again exactly.
-  // (SliceUsed also keeps the count of silent CPU time the backstop needs.)
-  if (SliceUsed(*running_) && options_.slice_yields && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
-    yield_due_ = true;
+  // The CPU time of the thread's process: only this thread of it runs (the serializer sees to
+  // that).
+  std::optional<int64_t> cpu = ProcessCpuNanos(running_->process->tgid);
+  if (!cpu) cpu = WallNow();
+  if (slice.SliceUsed(*cpu) && options_.slice_yields && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
+    slice.YieldAtNextSyscall();
   }
-  const bool silent = silent_cpu_ >= kSilentSlices * options_.slice.count();
-  // Asleep at two looks in a row: a loaded machine shows a running thread asleep for a moment
-  // (a page fault's I/O, a kernel lock), and an interrupt there would be one no replay repeats.
-  asleep_looks_ = others_runnable && AsleepInKernel(running_->tid) ? asleep_looks_ + 1 : 0;
-  if (!silent && asleep_looks_ < 2) return;
+  if (!slice.Stuck(others_runnable && AsleepInKernel(running_->tid))) return;
   if (!strategy_.MayInterrupt(running_->id, running_->syscalls)) return;  // a replay: not here
   if (ptrace::Interrupt(running_->tid)) {
     running_->interrupt = Thread::Interrupt::kRequested;
-    interrupted_dispatch_ = dispatches_;
+    slice.InterruptAsked(execution_.dispatches);
   }
 }
 
@@ -388,9 +375,9 @@ void Supervisor::OnTrappedCall(Thread& thread) {
   // blocking or yielding, gives the others a turn — at a syscall, so that where it gave way is
   // a point a replay finds again (a replay gives way exactly where the recording did). The
   // call itself is taken up when the thread is picked again.
-  ++syscalls_since_switch_;
+  const bool turn_over = execution_.slice.CountSyscall();
   const std::optional<bool> replayed = strategy_.YieldsAt(thread.id, thread.syscalls);
-  const bool yields = replayed ? *replayed : (yield_due_ || syscalls_since_switch_ >= kSyscallBudget);
+  const bool yields = replayed.value_or(turn_over);
   strategy_.Resolved(yields);
   if (yields) {
     PutOffSyscall(thread, search::OpKind::kFairnessYield);
@@ -507,7 +494,7 @@ void Supervisor::EnterSyscall(Thread& thread) {
     return;
   }
   if (strategy_.Taping() && !seccomp::PropertiesOf(row->family).fork_safe) PrefixNotForkable();
-  SyscallContext context{thread, *this};
+  SyscallContext context{thread, services_};
   Apply(thread, HandlerFor(thread.call.family).on_entry(context));
 }
 
@@ -532,7 +519,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
       Resume(thread);
       return;
     case Disposition::Kind::kPoint:
-      if (disposition.op == search::OpKind::kSyncOp) images_.SyncOp(thread.process->image);
+      if (disposition.op == search::OpKind::kSyncOp) execution_.images.SyncOp(thread.process->image);
       thread.parked.at = ParkedCall::At::kOperationPending;
       thread.state = ThreadState::kReady;
       thread.point = {thread.id, disposition.op, disposition.resource, disposition.is_write,
@@ -565,7 +552,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
   if (!ptrace::GetRegisters(thread.tid, regs)) return;
   // An interrupt requested for an earlier turn of the thread can surface right after it is
   // resumed again; unless it caught the thread asleep in the kernel, it is no preemption.
-  if (interrupted_dispatch_ != dispatches_ && !regs.InInterruptedSyscall()) {
+  if (!execution_.slice.InterruptAskedIn(execution_.dispatches) && !regs.InInterruptedSyscall()) {
     ptrace::Resume(thread.tid);
     return;
   }
@@ -574,7 +561,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,
     // a pipe fed from outside…). It restarts transparently when resumed. It waited in real
     // time, and so did the program's clock.
-    AdvanceTime(log_->OutsideWait(points_, WallNow() - switched_in_));
+    AdvanceTime(log_->OutsideWait(execution_.points, WallNow() - execution_.slice.SwitchedInAt()));
     thread.state = ThreadState::kExternal;
     thread.point = {thread.id, search::OpKind::kInterrupted};
     thread.call.nr = regs.SyscallNr();
@@ -604,7 +591,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
     return;
   }
   thread.parked.at = ParkedCall::At::kExit;
-  SyscallContext context{thread, *this};
+  SyscallContext context{thread, services_};
   const FamilyHandler handler = HandlerFor(thread.call.family);
   CHESS_CHECK(handler.on_exit != nullptr, "a syscall-exit stop for a family without on_exit");
   const Disposition disposition = handler.on_exit(context);
@@ -650,7 +637,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
       return;
     }
   }
-  if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalTaken(thread);
+  if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalDelivered(thread);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
     ptrace::Resume(thread.tid, signal);
@@ -666,27 +653,9 @@ void Supervisor::Wake(Thread& thread, int64_t result) {
   thread.parked.result = result;
 }
 
-void Supervisor::Stop(search::Outcome outcome, const std::string& message) {
-  Finish(outcome, message);
-}
-
-size_t Supervisor::ProcessesAllowed() {
-  size_t live = 0;
-  for (const auto& [tgid, process] : threads_.Processes()) {
-    if (!process->exit_code && !process->exit_signal) ++live;
-  }
-  return live >= options_.max_processes ? 0 : options_.max_processes - live;
-}
-
 void Supervisor::Notice(const std::string& text) {
-  if (!notices_.insert(text).second) return;
+  if (!execution_.notices.insert(text).second) return;
   if (options_.notice) options_.notice(text);
-}
-
-void Supervisor::Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) {
-  const bool seen = std::any_of(refused_.begin(), refused_.end(), [&](const RefusedCall& r) { return r.call == call; });
-  if (!seen) refused_.push_back({call, error, thread.process->program_pid, why});
-  Notice("refused " + call + ": " + why + "; the program sees " + std::string(strerrorname_np(error)));
 }
 
 }  // namespace chess::supervisor

@@ -4,7 +4,6 @@
 
 #include <poll.h>
 
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,107 +12,26 @@
 #include <string>
 #include <vector>
 
-#include "search/determinism_check.h"
-#include "search/execution_log.h"
 #include "search/strategy.h"
 #include "search/strategy_tape.h"
 #include "supervisor/clock.h"
-#include "supervisor/ptrace/event_waiter.h"
-#include "supervisor/fd_probe.h"
-#include "supervisor/world/fork_server.h"
 #include "supervisor/execution_result.h"
+#include "supervisor/execution_state.h"
+#include "supervisor/fd_probe.h"
 #include "supervisor/handlers/futex_table.h"
-#include "supervisor/report/point_history.h"
-#include "supervisor/handlers/handler.h"
+#include "supervisor/ptrace/event_waiter.h"
+#include "supervisor/ptrace/ptrace.h"
+#include "supervisor/supervisor_options.h"
+#include "supervisor/supervisor_services.h"
+#include "supervisor/thread_table.h"
+#include "supervisor/virtual_timers.h"
+#include "supervisor/world/fork_server.h"
 #include "supervisor/world/isolation.h"
 #include "supervisor/world/launcher.h"
-#include "supervisor/ptrace/ptrace.h"
-#include "supervisor/thread_table.h"
 
 namespace chess::supervisor {
 
-// How long a thread may sleep in the kernel, in a syscall the supervisor does not model, before
-// the watchdog lets other threads run.
-inline constexpr int64_t kWatchdogNanos = 2'000'000;
-// The tick while the running thread is alone: only deadlines, signals and hangs need it.
-inline constexpr int64_t kLoneTickNanos = 50'000'000;
-// How far virtual time moves at each scheduling decision.
-inline constexpr int64_t kDecisionTick = 1'000;
-// A thread that makes this many syscalls in a row without blocking or yielding gives the others
-// a turn (a deterministic stand-in for a time slice).
-inline constexpr uint64_t kSyscallBudget = 2'000;
-// A thread that makes no trapped syscall for this many slices of CPU time while others could
-// run is interrupted where it is (a spin on plain memory).
-inline constexpr int64_t kSilentSlices = 3;
-
-struct SupervisorOptions {
-  // A thread that runs this long without giving up the CPU is interrupted (a forced yield)
-  // when another thread could run.
-  std::chrono::nanoseconds slice = std::chrono::milliseconds(10);
-  // How long threads may wait only on the outside world before the run ends as `hang`.
-  std::optional<std::chrono::nanoseconds> external_wait;
-  // The CPU mask the program sees when the tree is pinned; empty when it is not.
-  std::vector<uint8_t> visible_affinity;
-  // The most processes the tree may have at once; a fork past it ends the run.
-  size_t max_processes = 1000;
-  // Reads, writes and polls of pipes and sockets are scheduling points (for a search); a run
-  // that only needs to be faithful lets ready I/O through without stopping to decide.
-  bool io_points = false;
-  // --focus: the programs whose threads the search explores (by the basename of the exec'd
-  // file or of the executable); the other processes run without preemptions. Empty: all.
-  std::vector<std::string> focus;
-  // Virtual time whose CLOCK_REALTIME starts at this epoch (nanoseconds since 1970); nullopt:
-  // the program sees the machine's clocks and sleeps take real time.
-  std::optional<int64_t> epoch;
-  // The seed of the program's randomness (getrandom, /dev/urandom, AT_RANDOM); nullopt: the
-  // machine's.
-  std::optional<uint64_t> seed;
-  // The preload shim is in the program's LD_PRELOAD (--sync-points auto or processes): every
-  // new image gets its control word (seccomp/hypercall_abi.h).
-  bool preload_shim = false;
-  // Namespaces for the tree (pid, uts, ipc, mnt); without `isolation_required` a kernel that
-  // refuses them means a run without, and a notice.
-  IsolationSpec isolation;
-  bool isolation_required = false;
-  // The namespaces' init, kept from one execution to the next by whoever runs many (a search):
-  // started by the first execution that needs it, used again while it is Reusable(). Null:
-  // each execution has namespaces of its own.
-  IsolatedInit* shared_init = nullptr;
-  // Where a search's executions are forked from, once the first one left a template there
-  // (supervisor/world/fork_server.h); null: every execution starts by execve. Used only with a
-  // shared init whose namespaces include pid and mnt, and only by executions nothing records
-  // or observes (no log, observer, handover or stacks to take).
-  ForkServer* fork_server = nullptr;
-  // Where the execution's inputs from outside are recorded or replayed from (may be null).
-  search::ExecutionLog* log = nullptr;
-  // Sees every syscall's entry and, when the kernel runs it, its exit (--check-determinism; the
-  // filter must then trap everything: seccomp::CompileFilter's observe_all). It may end the
-  // execution, as a divergence.
-  search::SyscallObserver* observer = nullptr;
-  // Where to stop the tree and hand it over for inspection (replay --stop-at): before this
-  // scheduling decision, or where the execution fails (a deadlock or hang, a fatal signal, the
-  // root's exit_group with a nonzero status). `on_handover` is called with the tree stopped and
-  // detached, and returns when the user is done with it; the tree is then killed.
-  std::optional<uint64_t> stop_before_decision;
-  bool stop_at_failure = false;
-  std::function<void(const Handover&)> on_handover;
-  // Whether a thread that used up its slice of CPU time gives way at its next syscall. A search
-  // turns this off: where a slice ends depends on the machine, and every execution of a search
-  // must take the same turns. Giving way after kSyscallBudget syscalls, which is counted, stays.
-  bool slice_yields = true;
-  // Wall time one execution may take; past it, it ends as `timeout` (--execution-timeout).
-  std::optional<std::chrono::nanoseconds> execution_timeout;
-  // Before these scheduling decisions, the stack of the thread that ran last is taken for the
-  // report (where a search preempted it).
-  std::set<uint64_t> backtrace_before;
-  // Messages for the user (refused syscalls and the like).
-  std::function<void(const std::string&)> notice;
-  // Note what each call that creates, removes or renames a shared name found there
-  // (ExecutionResult::names): a search compares them when an execution cannot follow another.
-  bool watch_names = false;
-};
-
-class Supervisor final : private HandlerServices {
+class Supervisor final {
  public:
   Supervisor(SupervisorOptions options, search::Strategy& strategy);
   ExecutionResult Run(const LaunchSpec& spec);
@@ -124,33 +42,22 @@ class Supervisor final : private HandlerServices {
   }
 
  private:
-  // HandlerServices.
-  void Wake(Thread& thread, int64_t result) override;
-  ThreadTable& Threads() override { return threads_; }
-  FutexTable& Futexes() override { return futexes_; }
-  const Clock& Time() override { return *clock_; }
-  void Notice(const std::string& text) override;
-  void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) override;
-  const std::vector<uint8_t>& VisibleAffinity() override { return options_.visible_affinity; }
-  void Stop(search::Outcome outcome, const std::string& message) override;
-  size_t ProcessesAllowed() override;
-  size_t MaxProcesses() override { return options_.max_processes; }
-  void SignalSent(pid_t pid, bool thread) override;
-  bool SignalActsAtOnce(pid_t pid, bool thread, int signal) override;
-  void SettleSignalled(pid_t pid, bool thread, int signal) override;
+  friend class SupervisorServices;
+  // What handlers ask for and the event loop uses too (SupervisorServices forwards to them).
+  void Wake(Thread& thread, int64_t result);
+  void Notice(const std::string& text);
+  void AdvanceTime(int64_t nanos);
+  void SignalSent(pid_t pid, bool thread);
+  bool SignalActsAtOnce(pid_t pid, bool thread, int signal);
+  void SettleSignalled(pid_t pid, bool thread, int signal);
   // The tree's processes a kill-like call for `pid` reaches (job_control.cc).
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
-  FdProbe& Fds() override { return fd_probe_; }
-  bool IoPoints() override { return options_.io_points; }
-  void NoteSharedNames(const Thread& thread) override;
-  bool IoPointOn(const FdCopy& file) override;
+  void NoteSharedNames(const Thread& thread);
+  bool IoPointOn(const FdCopy& file);
+  void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
   // Remembers the files the root process starts with (io.cc): operations on them are never
   // I/O points.
   void RememberStartingFiles();
-  search::SeededRandom* Random() override { return random_ ? &*random_ : nullptr; }
-  bool IpcVisible() override { return ipc_visible_; }
-  void AdvanceTime(int64_t nanos) override;
-  void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) override;
 
   // Threads waiting on descriptors or objects that could now go on become ready: their
   // operation runs again when they are picked (io.cc).
@@ -201,9 +108,6 @@ class Supervisor final : private HandlerServices {
   void PutOffSyscall(Thread& thread, search::OpKind why);
   // The trapped syscall goes on: run again by the kernel (native_once), or to its handler.
   void TakeUpSyscall(Thread& thread);
-  // Whether the running thread has used up its slice: CPU time it spent, not wall time, so a
-  // machine busy with other work does not cut slices short.
-  bool SliceUsed(const Thread& thread);
   // Stops every thread of the tree where it is, detaches it, and hands it over (on_handover);
   // the execution then ends (handover.cc).
   void HandOver(const std::string& where);
@@ -296,13 +200,6 @@ class Supervisor final : private HandlerServices {
   bool AnyOtherRunnable(const Thread& thread) const;
   bool AnySleeper() const;
 
-  // Virtual-time timers (timers.cc).
-  std::optional<MonoNanos> EarliestTimer() const;
-  void FireDueTimers();
-  void SendTimerSignal(Process& process, VirtualTimer& timer);
-  void ExpireTimerFd(Process& process, int fd, uint64_t expirations);
-  // A POSIX timer's signal is being delivered: it gets the overrun count.
-  void TimerSignalTaken(Thread& thread);
   // Blocked threads with a deadline that a search may fire ahead of time (design §3).
   std::vector<search::ThreadId> TimedThreads() const;
   // Makes `thread`'s deadline come now: virtual time jumps to it.
@@ -325,6 +222,8 @@ class Supervisor final : private HandlerServices {
 
 
   SupervisorOptions options_;
+  ExecutionState execution_;
+  SupervisorServices services_{*this};  // what every SyscallContext is given
   // Every call to the strategy goes through the tape, which keeps the prefix's calls for a
   // fork server's template.
   search::TapedStrategy strategy_;
@@ -333,50 +232,35 @@ class Supervisor final : private HandlerServices {
   RealClock wall_;
   std::unique_ptr<Clock> clock_;
   VirtualClock* virtual_clock_ = nullptr;  // clock_ when time is virtual
-  std::optional<search::SeededRandom> random_;
   search::ExecutionLog default_log_;
   search::ExecutionLog* log_ = &default_log_;
   EventWaiter waiter_;
   IsolatedInit own_init_;
   IsolatedInit* init_ = &own_init_;  // options_.shared_init when there is one
   FdProbe fd_probe_;
+  VirtualTimers timers_{threads_, fd_probe_};
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
   struct {
     std::vector<pollfd> batch;
     std::vector<std::pair<Thread*, size_t>> batched;  // a waiter, the index of its first entry
     std::vector<Thread*> ready;
   } waiter_scratch_;  // ReleaseReadyWaiters' working space
-  uint64_t dispatches_ = 0;         // threads resumed so far: a change means the tree moved
-  uint64_t outside_checked_at_ = ~uint64_t{0};  // dispatches_ when the outside was last judged
+  uint64_t outside_checked_at_ = ~uint64_t{0};  // dispatches when the outside was last judged
   MonoNanos outside_checked_time_ = 0;
   bool outside_verdict_ = true;
   bool outside_data_ = true;  // …and some of it is data (input, room, a lock), not only signals
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")
-  search::StopReason last_stop_ = search::StopReason::kReachedPoint;
   MonoNanos event_time_ = 0;       // see EventTime()
-  MonoNanos switched_in_ = 0;      // when running_ got the CPU: the slice starts here
-  uint64_t syscalls_since_switch_ = 0;  // trapped syscalls of running_ since then
-  int64_t slice_cpu_start_ = -1;   // its process's CPU time when the slice was first looked at
-  int64_t silent_cpu_start_ = -1;  // …when it was last seen to have made a trapped syscall
-  uint64_t syscalls_at_last_look_ = 0;
-  int64_t silent_cpu_ = 0;         // CPU time since then
-  bool yield_due_ = false;         // the slice is used up: give way at the next syscall
-  int asleep_looks_ = 0;           // ticks in a row that found running_ asleep in the kernel
-  uint64_t interrupted_dispatch_ = ~uint64_t{0};  // dispatches_ when the backstop was asked for
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
-  std::set<std::string> notices_;
-  std::vector<RefusedCall> refused_;
-  ProgramImages images_;  // what each program the tree exec'd let the search see
   std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
   std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending
   bool signal_check_all_ = false;
   MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically
   pid_t root_pid_ = 0;
-  std::set<std::pair<uint64_t, uint64_t>> starting_files_;  // (st_dev, st_ino)
   int isolated_ = 0;
   bool ipc_visible_ = true;
   bool prefix_forkable_ = true;  // see WhyNotForkable
@@ -389,11 +273,8 @@ class Supervisor final : private HandlerServices {
   void ReapWaiting();
   std::optional<ExecutionResult> result_;
   std::vector<search::SyscallEvent> names_;  // see SupervisorOptions::watch_names
-  uint64_t points_ = 0;
   MonoNanos started_ = 0;
-  std::map<uint64_t, std::vector<StackFrame>> decision_stacks_;  // see backtrace_before
-  PointHistory history_;  // the last points run, to explain a livelock
-  // The cycle each thread of a livelock went round, from history_ (scheduling.cc).
+  // The cycle each thread of a livelock went round, from the execution's history (scheduling.cc).
   std::vector<RepeatedCycle> ExplainLivelock();
   // For a log that keeps them (a trace): the variable the sync operation `thread` stopped at
   // works on, named the first time its process uses it, while the process is there to ask.

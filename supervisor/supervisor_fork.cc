@@ -86,19 +86,8 @@ PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
   prefix.thread = thread;
   prefix.address_spaces = threads_.AddressSpaces();
   if (virtual_clock_ != nullptr) prefix.virtual_elapsed = virtual_clock_->Elapsed();
-  prefix.random = random_;
-  prefix.points = points_;
-  prefix.dispatches = dispatches_;
-  prefix.syscalls_since_switch = syscalls_since_switch_;
   prefix.ran_before = last_ != nullptr;
-  prefix.last_stop = last_stop_;
-  prefix.yield_due = yield_due_;
-  prefix.history = history_;
-  prefix.notices = notices_;
-  prefix.refused = refused_;
-  prefix.images = images_;
-  prefix.starting_files = starting_files_;
-  prefix.decision_stacks = decision_stacks_;
+  prefix.execution = execution_;
   return prefix;
 }
 
@@ -153,20 +142,12 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
   if (virtual_clock_ != nullptr && prefix.virtual_elapsed) {
     virtual_clock_->AdvanceTo(VirtualClock::kStart + *prefix.virtual_elapsed);
   }
-  random_ = prefix.random;
-  points_ = prefix.points;
-  dispatches_ = prefix.dispatches;
-  syscalls_since_switch_ = prefix.syscalls_since_switch;
   last_ = prefix.ran_before ? &thread : nullptr;
-  last_stop_ = prefix.last_stop;
-  yield_due_ = prefix.yield_due;
-  history_ = prefix.history;
-  starting_files_ = prefix.starting_files;
-  decision_stacks_ = prefix.decision_stacks;
   // What the prefix said, each execution says, as one that ran it would.
-  for (const std::string& notice : prefix.notices) Notice(notice);
-  refused_ = prefix.refused;
-  images_ = prefix.images;
+  std::set<std::string> said = std::move(execution_.notices);
+  execution_ = prefix.execution;
+  execution_.notices = std::move(said);
+  for (const std::string& notice : prefix.execution.notices) Notice(notice);
   if (auto mismatch = strategy_.Play(prefix.tape)) {
     Finish(search::Outcome::kDivergence, "the execution forked from the template is not the one asked for (" +
                                              *mismatch + ")");

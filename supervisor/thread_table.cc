@@ -5,6 +5,17 @@
 
 namespace chess::supervisor {
 
+bool Process::TakeTimerSignal(siginfo_t& info) {
+  if (info.si_code != SI_TIMER) return false;
+  auto it = posix_timers.find(info.si_timerid);
+  if (it == posix_timers.end()) return false;
+  VirtualTimer& timer = it->second;
+  info.si_overrun = timer.overrun;
+  timer.delivered_overrun = timer.overrun;
+  timer.overrun = 0;
+  return true;
+}
+
 const char* ThreadStateName(ThreadState state) {
   switch (state) {
     case ThreadState::kRunning: return "running";

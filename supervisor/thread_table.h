@@ -2,6 +2,7 @@
 // threads the scheduler may pick.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -82,6 +83,11 @@ struct Process {
   // Where the preload shim reads how to announce (seccomp/hypercall_abi.h: the control word
   // chess-trace put in its auxiliary vector at exec), or 0: no shim control in this image.
   uint64_t shim_control = 0;
+
+  // `info` is a signal a thread of the process is taking: a POSIX timer's carries the expiries
+  // it stood for (its overrun count), as the kernel gives them at delivery. False when it is not
+  // a timer's signal.
+  bool TakeTimerSignal(siginfo_t& info);
 };
 
 // A descriptor a blocked thread waits on, with the poll(2) events that would let it continue.

@@ -1,6 +1,6 @@
 // alarm, getitimer/setitimer (ITIMER_REAL), the POSIX timers and timerfd settings, kept in
 // virtual time. POSIX timers exist only in the supervisor (their ids are its own); a timerfd
-// is the kernel's, left disarmed until its virtual expiry (see timers.cc). ITIMER_VIRTUAL and
+// is the kernel's, left disarmed until its virtual expiry (see virtual_timers.h). ITIMER_VIRTUAL and
 // ITIMER_PROF count CPU time and stay the kernel's. With real time the kernel keeps them all.
 #include <signal.h>
 #include <sys/syscall.h>
@@ -213,14 +213,7 @@ Disposition TimerEntry(SyscallContext& ctx) {
 void TimerSignalTakenByWait(SyscallContext& ctx, uint64_t info_address) {
   const RemoteMemory memory = ctx.Memory();
   auto info = memory.Read<siginfo_t>(info_address);
-  if (!info || info->si_code != SI_TIMER) return;
-  auto it = ctx.thread.process->posix_timers.find(info->si_timerid);
-  if (it == ctx.thread.process->posix_timers.end()) return;
-  VirtualTimer& timer = it->second;
-  info->si_overrun = timer.overrun;
-  timer.delivered_overrun = timer.overrun;
-  timer.overrun = 0;
-  memory.Write(info_address, *info);
+  if (info && ctx.thread.process->TakeTimerSignal(*info)) memory.Write(info_address, *info);
 }
 
 FamilyHandler TimerHandler() { return {.on_entry = TimerEntry}; }

@@ -20,19 +20,14 @@
 
 #include <sys/types.h>
 
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "search/random.h"
 #include "search/result.h"
 #include "search/strategy_tape.h"
-#include "supervisor/report/backtrace.h"
-#include "supervisor/execution_result.h"
+#include "supervisor/execution_state.h"
 #include "supervisor/world/isolation.h"
-#include "supervisor/report/point_history.h"
 #include "supervisor/ptrace/registers.h"
 #include "supervisor/thread_table.h"
 
@@ -46,19 +41,8 @@ struct PrefixState {
   Thread thread;              // its one thread (ids and process replaced)
   uint64_t address_spaces = 0;
   std::optional<int64_t> virtual_elapsed;  // virtual time, when time is virtual
-  std::optional<search::SeededRandom> random;
-  uint64_t points = 0;
-  uint64_t dispatches = 0;
-  uint64_t syscalls_since_switch = 0;
   bool ran_before = false;  // a thread had run before (the point of a decision's `current`)
-  search::StopReason last_stop = search::StopReason::kReachedPoint;
-  bool yield_due = false;
-  PointHistory history;
-  std::set<std::string> notices;
-  std::vector<RefusedCall> refused;
-  ProgramImages images;
-  std::set<std::pair<uint64_t, uint64_t>> starting_files;
-  std::map<uint64_t, std::vector<StackFrame>> decision_stacks;
+  ExecutionState execution;
 };
 
 // The calls the fork server injects, for the supervisor to check against the program's own

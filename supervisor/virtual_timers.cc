@@ -1,6 +1,5 @@
-// Virtual-time timers coming due: alarm and POSIX timers send their signal, a timerfd's kernel
-// timer is armed to fire at once. Periodic timers are rescheduled; an expiry while the previous
-// signal is still pending counts as an overrun, as in the kernel.
+#include "supervisor/virtual_timers.h"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -8,13 +7,14 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
-#include "supervisor/report/fd_owners.h"
 #include "supervisor/handlers/pending_signals.h"
-#include "supervisor/supervisor.h"
+#include "supervisor/ptrace/ptrace.h"
+#include "supervisor/report/fd_owners.h"
 
 namespace chess::supervisor {
 namespace {
@@ -36,7 +36,7 @@ void ForEachTimer(const ThreadTable& threads, Visit visit) {
 
 }  // namespace
 
-std::optional<MonoNanos> Supervisor::EarliestTimer() const {
+std::optional<MonoNanos> VirtualTimers::Earliest() const {
   std::optional<MonoNanos> earliest;
   ForEachTimer(threads_, [&](Process&, VirtualTimer& timer, int) {
     if (timer.expires) earliest = std::min(earliest.value_or(*timer.expires), *timer.expires);
@@ -44,29 +44,32 @@ std::optional<MonoNanos> Supervisor::EarliestTimer() const {
   return earliest;
 }
 
-void Supervisor::FireDueTimers() {
-  if (virtual_clock_ == nullptr) return;
-  const MonoNanos now = ProgramNow();
+uint64_t Expire(VirtualTimer& timer, MonoNanos now) {
+  if (!timer.expires || *timer.expires > now) return 0;
+  uint64_t expirations = 1;
+  if (timer.interval > 0) {
+    expirations += static_cast<uint64_t>((now - *timer.expires) / timer.interval);
+    *timer.expires += static_cast<int64_t>(expirations) * timer.interval;
+  } else {
+    timer.expires.reset();
+  }
+  if (timer.signal != 0) timer.overrun += static_cast<int>(expirations - 1);
+  return expirations;
+}
+
+void VirtualTimers::FireDue(MonoNanos now, std::set<pid_t>& signalled) {
   ForEachTimer(threads_, [&](Process& process, VirtualTimer& timer, int fd) {
-    if (!timer.expires || *timer.expires > now) return;
-    // Every period that passed counts: virtual time may jump over many at once.
-    uint64_t expirations = 1;
-    if (timer.interval > 0) {
-      expirations += static_cast<uint64_t>((now - *timer.expires) / timer.interval);
-      *timer.expires += static_cast<int64_t>(expirations) * timer.interval;
-    } else {
-      timer.expires.reset();
-    }
+    const uint64_t expirations = Expire(timer, now);
+    if (expirations == 0) return;
     if (fd >= 0) {
       ExpireTimerFd(process, fd, expirations);
     } else if (timer.signal != 0) {
-      timer.overrun += static_cast<int>(expirations - 1);
-      SendTimerSignal(process, timer);
+      SendSignal(process, timer, signalled);
     }
   });
 }
 
-void Supervisor::SendTimerSignal(Process& process, VirtualTimer& timer) {
+void VirtualTimers::SendSignal(Process& process, VirtualTimer& timer, std::set<pid_t>& signalled) {
   // SIGEV_THREAD_ID names the thread as the program sees it.
   Thread* thread = timer.thread != 0 ? threads_.FindByProgramTid(timer.thread) : nullptr;
   if (timer.thread != 0 && thread == nullptr) return;  // gone: the kernel would drop it too
@@ -87,32 +90,26 @@ void Supervisor::SendTimerSignal(Process& process, VirtualTimer& timer) {
     info.si_code = SI_TIMER;
     info.si_value.sival_ptr = reinterpret_cast<void*>(timer.value);
     info.si_timerid = timer.id;
-    info.si_overrun = 0;  // the expiries until it is taken are counted then (TimerSignalTaken)
+    info.si_overrun = 0;  // the expiries until it is taken are counted then (Process::TakeTimerSignal)
     if (thread != nullptr) {
       syscall(SYS_rt_tgsigqueueinfo, process.tgid, thread->tid, timer.signal, &info);
     } else {
       syscall(SYS_rt_sigqueueinfo, process.tgid, timer.signal, &info);
     }
   }
-  signal_checks_.insert(process.tgid);
+  signalled.insert(process.tgid);
 }
 
-void Supervisor::TimerSignalTaken(Thread& thread) {
+void TimerSignalDelivered(Thread& thread) {
   siginfo_t info{};
-  if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != SI_TIMER) return;
-  auto it = thread.process->posix_timers.find(info.si_timerid);
-  if (it == thread.process->posix_timers.end()) return;
-  // As the kernel does at delivery: the signal carries the expiries it stood for.
-  VirtualTimer& timer = it->second;
-  info.si_overrun = timer.overrun;
-  timer.delivered_overrun = timer.overrun;
-  timer.overrun = 0;
-  ptrace::SetSignalInfo(thread.tid, info);
+  if (ptrace::GetSignalInfo(thread.tid, info) && thread.process->TakeTimerSignal(info)) {
+    ptrace::SetSignalInfo(thread.tid, info);
+  }
 }
 
-void Supervisor::ExpireTimerFd(Process& process, int fd, uint64_t expirations) {
+void VirtualTimers::ExpireTimerFd(Process& process, int fd, uint64_t expirations) {
   if (FdTarget(process.tgid, fd) != "anon_inode:[timerfd]") return;  // closed since
-  const FdCopy copy = fd_probe_.Copy(process.tgid, fd);
+  const FdCopy copy = fds_.Copy(process.tgid, fd);
   if (!copy) return;
   // The expiry count the program has not read yet, plus these: readers and pollers see the
   // kernel's own count go up (TFD_IOC_SET_TICKS also wakes them).
