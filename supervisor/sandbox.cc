@@ -176,7 +176,7 @@ void CheckStopDataIsFamily(const Thread& thread) {
 #ifdef NDEBUG
   (void)thread;
 #else
-  if (thread.at_hypercall_trap) return;  // a SIGTRAP, not a seccomp stop
+  if (thread.call.trap == TrappedCall::Trap::kHypercall) return;  // a SIGTRAP, not a seccomp stop
   const std::optional<uint32_t> verdict = ProgramVerdictOnCall(thread);
   if (!verdict || seccomp::ActionOf(*verdict) == seccomp::FilterAction::kTrace) return;
   const std::optional<unsigned long> data = ptrace::EventMessage(thread.tid);
