@@ -170,14 +170,14 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   if (last_progress_ >= 0 && now - last_progress_ < 0.2) return;
   last_progress_ = now;
   char head[96];
-  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s",
-                std::string(p.phase).c_str(), static_cast<unsigned long long>(p.executions),
+  const std::string phase = p.minimizing ? "minimizing" : std::string(search::StrategyName(p.strategy));
+  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s", phase.c_str(), static_cast<unsigned long long>(p.executions),
                 now > 0 ? static_cast<double>(p.executions) / now : 0.0);
   std::string line = head;
-  if (options_.strategy == "pb" || options_.strategy == "portfolio" || p.phase == "minimizing") {
+  if (search::Runs(options_.strategy, search::StrategyKind::kPb) || p.minimizing) {
     char bounded[160];
     std::snprintf(bounded, sizeof(bounded), ", bound %u of %u: %llu schedules done, %llu queued (%llu for bound %u)",
-                  p.bound, p.phase == "minimizing" ? p.bound : options_.preemption_bound,
+                  p.bound, p.minimizing ? p.bound : options_.preemption_bound,
                   static_cast<unsigned long long>(p.done_in_bound), static_cast<unsigned long long>(p.queued_in_bound),
                   static_cast<unsigned long long>(p.queued_next), p.bound + 1);
     line += bounded;
@@ -191,7 +191,7 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
 
 int Search::Run() {
   search::ExplorerOptions options;
-  options.strategy = search::ParseStrategy(options_.strategy).value_or(search::StrategyKind::kPb);
+  options.strategy = options_.strategy;
   options.preemption_bound = options_.preemption_bound;
   options.pct_depth = options_.pct_depth;
   options.seed = settings_.seed;
@@ -276,7 +276,13 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "SIGINT (Ctrl-C), SIGTERM or SIGHUP (the report so far is printed).");
   AddProgramOptions(*explore, options.program,
                     {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "processes"});
-  explore->add_option("--strategy", options.strategy,
+  std::vector<std::string> strategies;
+  for (const auto& [kind, name] : search::kStrategyNames) strategies.emplace_back(name);
+  std::string strategy_choices;
+  for (const std::string& name : strategies) strategy_choices += (strategy_choices.empty() ? "" : "|") + name;
+  // Checked against the names first, so the callback always has one.
+  explore->add_option_function<std::string>(
+      "--strategy", [&options](const std::string& name) { options.strategy = *search::ParseStrategy(name); },
                       "How schedules are chosen. `pb`: iterative preemption bounding with fair "
                       "scheduling (CHESS) — every schedule with 0 preemptions, then 1, then 2…, a "
                       "statement of coverage when nothing is found. `pct`: random priorities with "
@@ -285,9 +291,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "threads and k steps). `random`: a random walk. `portfolio`: pb, pct and random "
                       "in turn, an execution each. Random choices come from --seed; a bug found by pct "
                       "or random is searched again with pb for the fewest preemptions (--no-minimize)")
-      ->type_name("pb|pct|random|portfolio")
-      ->check(OneOf({"pb", "pct", "random", "portfolio"}))
-      ->capture_default_str();
+      ->type_name(strategy_choices)
+      ->check(OneOf(strategies))
+      ->default_str(std::string(search::StrategyName(options.strategy)));
   explore->add_option("--preemption-bound", options.preemption_bound,
                       "Explore every schedule with at most C preemptions (switches away from a thread "
                       "that could have gone on, and deadlines fired early); most bugs need 1 or 2")

@@ -13,7 +13,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "search/bounded_execution.h"
@@ -21,6 +20,7 @@
 #include "search/liveness_monitor.h"
 #include "search/outcome.h"
 #include "search/strategy.h"
+#include "search/strategy_kind.h"
 
 namespace chess::search {
 
@@ -57,10 +57,6 @@ class ExecutionBackend {
   virtual ExecutionSummary Execute(Strategy& strategy) = 0;
 };
 
-enum class StrategyKind : uint8_t { kPb, kRandom, kPct, kPortfolio };
-std::string_view StrategyName(StrategyKind kind);
-std::optional<StrategyKind> ParseStrategy(std::string_view name);
-
 struct ExplorerOptions {
   StrategyKind strategy = StrategyKind::kPb;
   uint32_t preemption_bound = 2;
@@ -82,8 +78,9 @@ struct FoundBug {
   uint32_t preemptions = 0;
   std::vector<size_t> preemption_decisions;  // which decisions were preemptions
   std::vector<RecordedDecision> schedule;    // every decision, for a replay
-  std::string found_by = "pb";               // the strategy: pb, random, pct
-  std::string execution_strategy = "pb";     // the execution's own, for its trace: "pct (depth 3, seed …)"
+  StrategyKind found_by = StrategyKind::kPb;  // pb, random or pct
+  // The execution's own, for its trace: "pct (depth 3, seed …)".
+  std::string execution_strategy{StrategyName(StrategyKind::kPb)};
   // When minimization found this schedule: the randomized one it started from.
   struct Original {
     uint64_t execution = 0;
@@ -106,7 +103,7 @@ enum class SearchEnd : uint8_t {
 };
 
 struct Coverage {
-  std::string strategy = "pb";
+  StrategyKind strategy = StrategyKind::kPb;
   std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran (pb)
   uint64_t schedules = 0;  // executions that followed their schedule to the end (bugs included)
   uint64_t pruned = 0;     // branches given up after diverging twice (then never complete)
@@ -144,7 +141,8 @@ struct ExplorationResult {
 };
 
 struct ExplorerProgress {
-  std::string_view phase;  // the strategy whose execution just ran, or "minimizing"
+  StrategyKind strategy = StrategyKind::kPb;  // the one whose execution just ran
+  bool minimizing = false;                     // … searching again for a bug's fewest preemptions
   uint64_t executions = 0;
   uint32_t bound = 0;
   uint64_t done_in_bound = 0;   // schedules run in this round
