@@ -83,7 +83,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   // Its decisions are kept, so that one a Ctrl-C cuts short can still be saved as a trace.
   search::RecordingStrategy recorder(strategy);
-  supervisor::ExecutionResult result = cli::Execute(execution_, recorder, &isolated_);
+  supervisor::ExecutionResult result = cli::Execute(execution_, execution_.options, recorder, &isolated_);
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
   visibility_.Add(result.images);
