@@ -203,7 +203,7 @@ int Search::Run() {
   hooks.found = [this](const search::FoundBug& found) {
     ReportedBug bug;
     bug.found = found;
-    if (const BugRun* run = backend_.RunOf(found.execution)) bug.run = *run;
+    bug.run = TakeBugRun(bug.found.summary);
     if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
     bugs_.push_back(std::move(bug));
   };

@@ -9,6 +9,7 @@
 // Pure logic: the program is run by an ExecutionBackend (the supervisor, or a model in the tests).
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -46,11 +47,14 @@ struct ExecutionSummary {
   std::vector<SyscallEvent> names;
   // For a divergence: every thread where it stopped.
   std::vector<StoppedThread> threads;
+  // For a bug: what the backend keeps of the execution for its report (its thread states, its
+  // output), carried with the bug (FoundBug::summary) and never looked at by the search.
+  std::any details;
 };
 
 // Runs the program once from the same starting world each time, every scheduling decision taken
-// by `strategy`. The backend may keep whatever else it wants of the execution (its output, its
-// thread states) for the report of a bug.
+// by `strategy`. What else the report of a bug needs of the execution goes into its summary's
+// `details`.
 class ExecutionBackend {
  public:
   virtual ~ExecutionBackend() = default;
