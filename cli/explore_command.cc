@@ -164,8 +164,8 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   last_progress_ = now;
   char head[96];
   const std::string phase = p.minimizing ? "minimizing" : std::string(search::StrategyName(p.strategy));
-  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s", phase.c_str(), static_cast<unsigned long long>(p.executions),
-                now > 0 ? static_cast<double>(p.executions) / now : 0.0);
+  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s", phase.c_str(),
+                static_cast<unsigned long long>(p.executions), now > 0 ? static_cast<double>(p.executions) / now : 0.0);
   std::string line = head;
   if (search::Runs(options_.strategy, search::StrategyKind::kPb) || p.minimizing) {
     char bounded[160];
