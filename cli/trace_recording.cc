@@ -57,6 +57,15 @@ supervisor::StandardDescriptors FromTrace(const trace::StandardDescriptors& desc
 }
 static_assert(trace::kLastDescriptorKind == supervisor::kLastDescriptorKind, "the trace names every kind of descriptor");
 
+trace::Command TraceCommand(const ExecutionSettings& settings, const std::string& executable) {
+  trace::Command command;
+  command.path = executable;
+  command.argv = settings.command;
+  command.cwd = settings.cwd;
+  command.env = settings.env;
+  return command;
+}
+
 trace::Options TraceOptions(const ExecutionSettings& settings, uint64_t isolated, std::string strategy) {
   trace::Options options;
   options.strategy = std::move(strategy);
@@ -92,12 +101,7 @@ ExecutionSettings RecordedSettings(const trace::Trace& trace) {
 Result<void> TraceRecording::Open(const std::string& path, bool replace, const ExecutionSettings& settings,
                                   const PreparedExecution& execution) {
   if (auto opened = writer_.Open(path, replace, ToolVersion()); !opened) return opened;
-  trace::Command command;
-  command.path = execution.spec.path;
-  command.argv = settings.command;
-  command.cwd = settings.cwd;
-  command.env = settings.env;
-  writer_.WriteCommand(command);
+  writer_.WriteCommand(TraceCommand(settings, execution.spec.path));
   writer_.WriteStandardInput(settings.input ? ToTrace(*settings.input) : trace::StandardInput{});
   return {};
 }

@@ -40,8 +40,10 @@ class TraceRecording {
 };
 
 // What a trace keeps of the settings, and the settings a trace gives back: the one mapping
-// between them, so that what is recorded is what `replay` runs. `isolated`: the namespaces the
-// run really had; `strategy`: the name of the strategy that made the schedule.
+// between them, so that what is recorded is what `replay` runs. The command goes first, with
+// `executable` as it was resolved; the options once the run is over: `isolated`, the namespaces
+// it really had, and `strategy`, the name of the strategy that made the schedule.
+trace::Command TraceCommand(const ExecutionSettings& settings, const std::string& executable);
 trace::Options TraceOptions(const ExecutionSettings& settings, uint64_t isolated, std::string strategy);
 // The recorded command, environment, working directory, seed, epoch, slice, isolation, standard
 // input and sync points.
