@@ -116,7 +116,7 @@ int CheckDeterminism(ExecutionSettings settings, int runs, Messages& messages) {
     std::optional<search::ReplayStrategy> replay;
     if (run > 1) replay.emplace(recording.Decisions());
     search::Strategy& strategy = run == 1 ? static_cast<search::Strategy&>(recording) : *replay;
-    const supervisor::ExecutionResult result = Execute(execution, strategy);
+    const supervisor::ExecutionResult result = Execute(execution, execution.options, strategy);
     const supervisor::CapturedOutput output = capture.End();
     if (result.outcome == search::Outcome::kError || result.exec_errno) {
       messages.Say("run " + std::to_string(run) + " could not be made: " +

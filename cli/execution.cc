@@ -55,11 +55,6 @@ std::optional<SyncPoints> ParseSyncPoints(const std::string& word) {
   return std::nullopt;
 }
 
-SyncPoints SyncPointsOf(bool shim, bool cross_process) {
-  if (cross_process) return SyncPoints::kProcesses;
-  return shim ? SyncPoints::kAuto : SyncPoints::kSyscalls;
-}
-
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string& error) {
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
   {
@@ -266,7 +261,8 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   return prepared;
 }
 
-supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy, uint64_t* isolated) {
+supervisor::ExecutionResult Execute(const PreparedExecution& prepared, const supervisor::SupervisorOptions& options,
+                                    search::Strategy& strategy, uint64_t* isolated) {
   if (prepared.input) {
     std::string notice;
     if (auto provided = supervisor::ProvideStandardInput(*prepared.input, &notice); !provided) {
@@ -275,11 +271,11 @@ supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strateg
       failed.message = provided.error();
       return failed;
     }
-    if (!notice.empty() && prepared.options.notice) prepared.options.notice(notice);
+    if (!notice.empty() && options.notice) options.notice(notice);
   }
   // What the program gets on 0-2, for a trace: whatever their kinds, replays give it the same.
   const supervisor::StandardDescriptors given = supervisor::CurrentStandardDescriptors();
-  supervisor::Supervisor supervisor(prepared.options, strategy);
+  supervisor::Supervisor supervisor(options, strategy);
   supervisor::InstallStopHandlers();
   if (prepared.spec.trap_timestamp_counter) supervisor::TrapOwnTimestampCounter();
   supervisor::ExecutionResult result = supervisor.Run(prepared.spec);

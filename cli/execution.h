@@ -26,8 +26,6 @@ enum class SyncPoints : uint8_t {
 };
 const char* SyncPointsName(SyncPoints level);
 std::optional<SyncPoints> ParseSyncPoints(const std::string& word);
-// What a trace's two option flags say.
-SyncPoints SyncPointsOf(bool shim, bool cross_process);
 
 struct ExecutionSettings {
   std::vector<std::string> command;  // PROGRAM ARGS…
@@ -77,10 +75,12 @@ bool CaptureInput(ExecutionSettings& settings, Messages& messages);
 // reason was said, and the exit code to end with is returned instead.
 std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& settings, Messages& messages);
 
-// Runs one execution with `strategy` deciding (the stop handlers installed, chess-trace's own
-// rdtsc trapped when the program's is).
-supervisor::ExecutionResult Execute(PreparedExecution& prepared, search::Strategy& strategy,
-                                    uint64_t* isolated = nullptr);
+// Runs one execution with `strategy` deciding, under `options`: the prepared ones, or a copy
+// that asks more of them (a trace's log, stacks to take), which leaves them as they were for the
+// next execution. The stop handlers are installed, chess-trace's own rdtsc trapped when the
+// program's is; `*isolated` is set to the --isolate word the execution really had.
+supervisor::ExecutionResult Execute(const PreparedExecution& prepared, const supervisor::SupervisorOptions& options,
+                                    search::Strategy& strategy, uint64_t* isolated = nullptr);
 
 // Says how the execution ended (or why it could not run), and writes the JSON report if asked.
 // Returns false when the report could not be written.

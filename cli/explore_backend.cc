@@ -83,7 +83,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   // Its decisions are kept, so that one a Ctrl-C cuts short can still be saved as a trace.
   search::RecordingStrategy recorder(strategy);
-  supervisor::ExecutionResult result = cli::Execute(execution_, recorder, &isolated_);
+  supervisor::ExecutionResult result = cli::Execute(execution_, execution_.options, recorder, &isolated_);
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
   visibility_.Add(result.images);
@@ -99,16 +99,16 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   if (!search::IsBug(summary.outcome)) return summary;
   summary.signature = BugSignature(result, summary.outcome);
-  BugRun run{std::move(result), OutputTail(output, 20)};
-  if (signatures_.emplace(summary.signature, executions_).second) bug_runs_[executions_] = run;
-  latest_bug_run_.emplace(executions_, std::move(run));
+  summary.details = BugRun{std::move(result), OutputTail(output, 20)};
   return summary;
 }
 
-const BugRun* SupervisorBackend::RunOf(uint64_t execution) const {
-  if (auto found = bug_runs_.find(execution); found != bug_runs_.end()) return &found->second;
-  if (latest_bug_run_ && latest_bug_run_->first == execution) return &latest_bug_run_->second;
-  return nullptr;
+BugRun TakeBugRun(search::ExecutionSummary& summary) {
+  BugRun* run = std::any_cast<BugRun>(&summary.details);
+  if (run == nullptr) return {};
+  BugRun taken = std::move(*run);
+  summary.details.reset();
+  return taken;
 }
 
 }  // namespace chess::cli

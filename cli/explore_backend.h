@@ -1,10 +1,9 @@
 // SupervisorBackend: the Explorer's executions, run by the supervisor. Every execution starts
 // from the same world — the same stdin bytes, environment and seed, a private /tmp when asked —
-// and its output is captured, not shown; the backend keeps what a report of a bug needs (the
-// result and the output's tail) for the first execution of each distinct bug.
+// and its output is captured, not shown; a failing execution's summary carries what a report of
+// its bug needs (the result and the output's tail: a BugRun).
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 
@@ -22,6 +21,9 @@ struct BugRun {
   std::string output_tail;  // the last lines of stdout and stderr, marked by stream
 };
 
+// The BugRun a failing execution's summary carries, taken out of it; empty when it carries none.
+BugRun TakeBugRun(search::ExecutionSummary& summary);
+
 class SupervisorBackend final : public search::ExecutionBackend {
  public:
   // `expect_exit`: the root's exit status that means success (--expect-exit).
@@ -29,9 +31,6 @@ class SupervisorBackend final : public search::ExecutionBackend {
 
   search::ExecutionSummary Execute(search::Strategy& strategy) override;
 
-  // What execution number `execution` (1-based) did, if it was the first of a distinct bug or
-  // the latest failing one (a minimized bug's); null otherwise.
-  const BugRun* RunOf(uint64_t execution) const;
   // The outcome as --expect-exit reads it; `unsupported` for a failure after a refused call the
   // search has not seen the program survive (then `*message` says so).
   search::Outcome Judge(const supervisor::ExecutionResult& result, std::string* message = nullptr) const;
@@ -63,9 +62,6 @@ class SupervisorBackend final : public search::ExecutionBackend {
   uint64_t executions_ = 0;
   uint64_t forked_ = 0;
   uint64_t isolated_ = 0;
-  std::map<std::string, uint64_t> signatures_;
-  std::map<uint64_t, BugRun> bug_runs_;
-  std::optional<std::pair<uint64_t, BugRun>> latest_bug_run_;
   std::string setup_error_;
   std::optional<InterruptedRun> interrupted_;
   supervisor::OutputCapture capture_;

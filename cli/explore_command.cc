@@ -54,6 +54,16 @@ class Search {
   int Run();
 
  private:
+  // A schedule run once more into a trace in --out: where the trace goes, and how the run ended
+  // (the trace is finished by whoever asked for it).
+  struct RecordedRun {
+    std::string path;
+    supervisor::ExecutionResult result;
+  };
+  // Runs `recording`'s schedule with `options`, its output captured, into a new trace in --out
+  // named for `outcome` and `execution`; the error says why it could not run.
+  Result<RecordedRun> RecordInOut(TraceRecording& recording, search::Outcome outcome, uint64_t execution,
+                                  const supervisor::SupervisorOptions& options);
   // Runs the bug's schedule once more, writing its trace and taking the stacks at its
   // preemptions; the trace is proof that the schedule reproduces the bug.
   void SaveTrace(ReportedBug& bug);
@@ -78,44 +88,41 @@ class Search {
   bool time_limited_ = false;
 };
 
+Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, search::Outcome outcome, uint64_t execution,
+                                                const supervisor::SupervisorOptions& options) {
+  if (auto made = MakeOutDirectory(options_.out_dir); !made) return Error{made.error()};
+  RecordedRun run;
+  run.path = UniqueTracePath(options_.out_dir, settings_.command, outcome, execution);
+  if (auto opened = recording.Open(run.path, false, settings_, execution_); !opened) return Error{opened.error()};
+  supervisor::OutputCapture capture;
+  if (auto begun = capture.Begin(); !begun) return Error{begun.error()};
+  run.result = recording.Run(execution_, options);
+  capture.End();
+  return run;
+}
+
 void Search::SaveTrace(ReportedBug& bug) {
-  if (auto made = MakeOutDirectory(options_.out_dir); !made) {
-    bug.trace_problem = "the trace was not saved: " + made.error();
-    return;
-  }
-  const std::string path =
-      UniqueTracePath(options_.out_dir, settings_.command, bug.found.summary.outcome, bug.found.execution);
-  // The execution's own strategy goes into the trace: a sample's names its seed.
-  // The recording changes the options (its log, the stacks to take): put back afterwards.
-  const supervisor::SupervisorOptions saved = execution_.options;
   search::ReplayStrategy replay(bug.found.schedule);
   if (search::EndsAtADecision(bug.found.summary.outcome)) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
   }
   TraceRecording recording(replay);
-  if (auto opened = recording.Open(path, false, settings_, execution_); !opened) {
-    execution_.options = saved;
-    bug.trace_problem = "the trace was not saved: " + opened.error();
+  supervisor::SupervisorOptions options = execution_.options;
+  options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
+  const Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
+  if (!run) {
+    bug.trace_problem = "the trace was not saved: " + run.error();
     return;
   }
-  execution_.options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
-  supervisor::OutputCapture capture;
-  if (auto begun = capture.Begin(); !begun) {
-    execution_.options = saved;
-    bug.trace_problem = "the trace was not saved: " + begun.error();
-    return;
-  }
-  uint64_t isolated = 0;
-  const supervisor::ExecutionResult result = cli::Execute(execution_, recording.Strategy(), &isolated);
-  capture.End();
-  execution_.options = saved;
+  const supervisor::ExecutionResult& result = run->result;
   bug.preemption_stacks = result.decision_stacks;
   bug.object_names = recording.ObjectNames();
-  if (auto finished = recording.Finish(result, settings_, isolated, bug.found.execution_strategy); !finished) {
+  // The execution's own strategy goes into the trace: a sample's names its seed.
+  if (auto finished = recording.Finish(result, settings_, bug.found.execution_strategy); !finished) {
     bug.trace_problem = "the trace was not saved: " + finished.error();
     return;
   }
-  bug.trace_path = path;
+  bug.trace_path = run->path;
   const search::Outcome replayed = backend_.Judge(result);
   if (replayed != bug.found.summary.outcome) {
     bug.trace_problem = "recording the trace, the schedule ended " + std::string(search::OutcomeName(replayed)) +
@@ -129,12 +136,6 @@ void Search::SaveInterruptedTrace(SearchSummary& summary) {
   const auto& interrupted = backend_.Interrupted();
   if (!interrupted || interrupted->decisions.empty()) return;
   summary.interrupted_execution = interrupted->execution;
-  if (auto made = MakeOutDirectory(options_.out_dir); !made) {
-    summary.interrupted_trace_problem = made.error();
-    return;
-  }
-  const std::string path =
-      UniqueTracePath(options_.out_dir, settings_.command, search::Outcome::kTimeout, interrupted->execution);
   // One more execution on the way out: the signal that stopped the search must not stop it
   // (another Ctrl-C still does).
   supervisor::ForgetStopSignal();
@@ -142,26 +143,18 @@ void Search::SaveInterruptedTrace(SearchSummary& summary) {
   replay.EndWith({search::Outcome::kTimeout, "interrupted (" + SignalName(summary.stop_signal) + ") after " +
                                                  std::to_string(interrupted->decisions.size()) +
                                                  " decisions: the trace ends where the search was stopped"});
-  const supervisor::SupervisorOptions saved = execution_.options;
   TraceRecording recording(replay);
-  supervisor::OutputCapture capture;
-  if (auto opened = recording.Open(path, false, settings_, execution_); !opened) {
-    summary.interrupted_trace_problem = opened.error();
-  } else if (auto begun = capture.Begin(); !begun) {
-    summary.interrupted_trace_problem = begun.error();
+  const Result<RecordedRun> run =
+      RecordInOut(recording, search::Outcome::kTimeout, interrupted->execution, execution_.options);
+  if (!run) {
+    summary.interrupted_trace_problem = run.error();
+  } else if (run->result.stopped_by_signal != 0) {
+    summary.interrupted_trace_problem = "interrupted again while it was written";
+  } else if (auto finished = recording.Finish(run->result, settings_, interrupted->strategy); !finished) {
+    summary.interrupted_trace_problem = finished.error();
   } else {
-    uint64_t isolated = 0;
-    const supervisor::ExecutionResult result = cli::Execute(execution_, recording.Strategy(), &isolated);
-    capture.End();
-    if (result.stopped_by_signal != 0) {
-      summary.interrupted_trace_problem = "interrupted again while it was written";
-    } else if (auto finished = recording.Finish(result, settings_, isolated, interrupted->strategy); !finished) {
-      summary.interrupted_trace_problem = finished.error();
-    } else {
-      summary.interrupted_trace = path;
-    }
+    summary.interrupted_trace = run->path;
   }
-  execution_.options = saved;
 }
 
 void Search::ShowProgress(const search::ExplorerProgress& p) {
@@ -170,14 +163,14 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   if (last_progress_ >= 0 && now - last_progress_ < 0.2) return;
   last_progress_ = now;
   char head[96];
-  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s",
-                std::string(p.phase).c_str(), static_cast<unsigned long long>(p.executions),
-                now > 0 ? static_cast<double>(p.executions) / now : 0.0);
+  const std::string phase = p.minimizing ? "minimizing" : std::string(search::StrategyName(p.strategy));
+  std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s", phase.c_str(),
+                static_cast<unsigned long long>(p.executions), now > 0 ? static_cast<double>(p.executions) / now : 0.0);
   std::string line = head;
-  if (options_.strategy == "pb" || options_.strategy == "portfolio" || p.phase == "minimizing") {
+  if (search::Runs(options_.strategy, search::StrategyKind::kPb) || p.minimizing) {
     char bounded[160];
     std::snprintf(bounded, sizeof(bounded), ", bound %u of %u: %llu schedules done, %llu queued (%llu for bound %u)",
-                  p.bound, p.phase == "minimizing" ? p.bound : options_.preemption_bound,
+                  p.bound, p.minimizing ? p.bound : options_.preemption_bound,
                   static_cast<unsigned long long>(p.done_in_bound), static_cast<unsigned long long>(p.queued_in_bound),
                   static_cast<unsigned long long>(p.queued_next), p.bound + 1);
     line += bounded;
@@ -191,7 +184,7 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
 
 int Search::Run() {
   search::ExplorerOptions options;
-  options.strategy = search::ParseStrategy(options_.strategy).value_or(search::StrategyKind::kPb);
+  options.strategy = options_.strategy;
   options.preemption_bound = options_.preemption_bound;
   options.pct_depth = options_.pct_depth;
   options.seed = settings_.seed;
@@ -210,7 +203,7 @@ int Search::Run() {
   hooks.found = [this](const search::FoundBug& found) {
     ReportedBug bug;
     bug.found = found;
-    if (const BugRun* run = backend_.RunOf(found.execution)) bug.run = *run;
+    bug.run = TakeBugRun(bug.found.summary);
     if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
     bugs_.push_back(std::move(bug));
   };
@@ -276,7 +269,13 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "SIGINT (Ctrl-C), SIGTERM or SIGHUP (the report so far is printed).");
   AddProgramOptions(*explore, options.program,
                     {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "processes"});
-  explore->add_option("--strategy", options.strategy,
+  std::vector<std::string> strategies;
+  for (const auto& [kind, name] : search::kStrategyNames) strategies.emplace_back(name);
+  std::string strategy_choices;
+  for (const std::string& name : strategies) strategy_choices += (strategy_choices.empty() ? "" : "|") + name;
+  // Checked against the names first, so the callback always has one.
+  explore->add_option_function<std::string>(
+      "--strategy", [&options](const std::string& name) { options.strategy = *search::ParseStrategy(name); },
                       "How schedules are chosen. `pb`: iterative preemption bounding with fair "
                       "scheduling (CHESS) — every schedule with 0 preemptions, then 1, then 2…, a "
                       "statement of coverage when nothing is found. `pct`: random priorities with "
@@ -285,9 +284,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "threads and k steps). `random`: a random walk. `portfolio`: pb, pct and random "
                       "in turn, an execution each. Random choices come from --seed; a bug found by pct "
                       "or random is searched again with pb for the fewest preemptions (--no-minimize)")
-      ->type_name("pb|pct|random|portfolio")
-      ->check(OneOf({"pb", "pct", "random", "portfolio"}))
-      ->capture_default_str();
+      ->type_name(strategy_choices)
+      ->check(OneOf(strategies))
+      ->default_str(std::string(search::StrategyName(options.strategy)));
   explore->add_option("--preemption-bound", options.preemption_bound,
                       "Explore every schedule with at most C preemptions (switches away from a thread "
                       "that could have gone on, and deadlines fired early); most bugs need 1 or 2")

@@ -10,12 +10,13 @@
 #include <string>
 
 #include "cli/program_options.h"
+#include "search/strategy_kind.h"
 
 namespace chess::cli {
 
 struct ExploreOptions {
   ProgramOptions program;
-  std::string strategy = "pb";
+  search::StrategyKind strategy = search::StrategyKind::kPb;
   uint32_t preemption_bound = 2;
   uint32_t pct_depth = 3;
   bool state_cache = true;

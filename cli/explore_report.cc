@@ -76,7 +76,7 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
 std::string CoverageSentence(const SearchSummary& s) {
   const search::ExplorationResult& r = *s.result;
   const search::Coverage& c = r.coverage;
-  const bool sampling_only = c.strategy == "random" || c.strategy == "pct";
+  const bool sampling_only = !search::Runs(c.strategy, search::StrategyKind::kPb);
   const uint64_t bounded = c.schedules - c.sampled;  // the schedules pb ran
   std::string why;
   if (s.interrupted) {
@@ -90,8 +90,8 @@ std::string CoverageSentence(const SearchSummary& s) {
   }
   std::string text;
   if (sampling_only) {
-    text = Plural(c.sampled, "schedule", "schedules") + " sampled by " + c.strategy +
-           (c.strategy == "pct" ? " (depth " + std::to_string(s.pct_depth) + ")" : "") + " from seed " +
+    text = Plural(c.sampled, "schedule", "schedules") + " sampled by " + std::string(search::StrategyName(c.strategy)) +
+           (c.strategy == search::StrategyKind::kPct ? " (depth " + std::to_string(s.pct_depth) + ")" : "") + " from seed " +
            std::to_string(s.seed) + (why.empty() ? "" : " (" + why + ")") +
            "; a random search covers no set of schedules for certain (--strategy pb does)";
   } else if (r.end == search::SearchEnd::kPruned) {
@@ -152,8 +152,8 @@ std::string CoverageSentence(const SearchSummary& s) {
 
 // How the search came to the bug, when not simply by pb.
 std::string FoundHow(const search::FoundBug& found) {
-  if (found.found_by == "pb") return {};
-  std::string text = "found by " + found.found_by;
+  if (found.found_by == search::StrategyKind::kPb) return {};
+  std::string text = "found by " + std::string(search::StrategyName(found.found_by));
   if (found.minimized_from) {
     text += " in execution " + std::to_string(found.minimized_from->execution) + " with " +
             Plural(found.minimized_from->preemptions, "preemption", "preemptions") + " [" +
@@ -284,7 +284,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   }
   json.Key("message").String(!s.error.empty() ? s.error : first != nullptr ? WhatHappened(*first) : CoverageSentence(s));
   json.Key("coverage").BeginObject();
-  json.Key("strategy").String(r.coverage.strategy);
+  json.Key("strategy").String(search::StrategyName(r.coverage.strategy));
   json.Key("preemption_bound").Int(s.preemption_bound);
   json.Key("bound_completed").OptionalInt(r.coverage.bound_completed ? std::optional<int64_t>(*r.coverage.bound_completed)
                                                                      : std::nullopt);
@@ -338,7 +338,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("minimizing").Int(static_cast<int64_t>(r.minimizing));
   json.Key("found_by");
   if (first != nullptr) {
-    json.String(first->found.found_by);
+    json.String(search::StrategyName(first->found.found_by));
   } else {
     json.Null();
   }
@@ -359,7 +359,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
     json.Key("outcome").String(search::OutcomeName(bug.found.summary.outcome));
     json.Key("execution").Int(static_cast<int64_t>(bug.found.execution));
     json.Key("preemptions").Int(bug.found.preemptions);
-    json.Key("found_by").String(bug.found.found_by);
+    json.Key("found_by").String(search::StrategyName(bug.found.found_by));
     json.Key("strategy").String(bug.found.execution_strategy);
     json.Key("minimized_from");
     if (bug.found.minimized_from) {

@@ -92,13 +92,12 @@ int RunCommand(const RunOptions& options) {
       return kExitError;
     }
   }
-  uint64_t isolated = 0;
   supervisor::ExecutionResult result =
-      Execute(execution, recording ? static_cast<search::Strategy&>(recording->Strategy()) : strategy, &isolated);
+      recording ? recording->Run(execution, execution.options) : Execute(execution, execution.options, strategy);
   result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
   bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, messages);
   if (recording) {
-    if (auto finished = recording->Finish(result, settings, isolated); !finished) {
+    if (auto finished = recording->Finish(result, settings); !finished) {
       messages.Say(finished.error());
       ok = false;
     }

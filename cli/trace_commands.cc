@@ -181,19 +181,10 @@ int ReplayCommand(const ReplayOptions& options) {
     return kExitError;
   }
   search::SetSyscallNamer(NameOfSyscall);
-  ExecutionSettings settings;
-  settings.command = options.command.empty() ? trace->command.argv : options.command;
-  settings.env = trace->command.env;
-  settings.cwd = trace->command.cwd;
+  ExecutionSettings settings = RecordedSettings(*trace);
+  if (!options.command.empty()) settings.command = options.command;
   settings.cpu = options.cpu;
   settings.no_pin = options.no_pin;
-  settings.slice_ms = static_cast<double>(trace->options.slice_nanos) / 1e6;
-  settings.epoch = trace->options.epoch;
-  settings.seed = trace->options.seed;
-  settings.isolation = trace->options.isolation;
-  settings.isolation_required = trace->options.isolation != 0;
-  if (trace->standard_input) settings.input = FromTrace(*trace->standard_input);
-  settings.sync_points = SyncPointsOf(trace->options.sync_points, trace->options.io_points);
   // A recorded hang ended when every thread had waited on the outside world for --external-wait,
   // which the trace does not keep: the replay ends the same way once it waits like that again,
   // instead of waiting forever.
@@ -232,7 +223,7 @@ int ReplayCommand(const ReplayOptions& options) {
   if (trace->outcome && search::EndsAtADecision(trace->outcome->outcome)) {
     strategy.EndWith({trace->outcome->outcome, trace->outcome->message});
   }
-  supervisor::ExecutionResult result = Execute(execution, strategy);
+  supervisor::ExecutionResult result = Execute(execution, execution.options, strategy);
   // A recorded run that failed after a refused call was judged `unsupported`; so is its replay.
   if (trace->outcome && trace->outcome->outcome == search::Outcome::kUnsupported) {
     result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);

@@ -57,24 +57,18 @@ supervisor::StandardDescriptors FromTrace(const trace::StandardDescriptors& desc
 }
 static_assert(trace::kLastDescriptorKind == supervisor::kLastDescriptorKind, "the trace names every kind of descriptor");
 
-Result<void> TraceRecording::Open(const std::string& path, bool replace, const ExecutionSettings& settings,
-                                  PreparedExecution& execution) {
-  if (auto opened = writer_.Open(path, replace, ToolVersion()); !opened) return opened;
+trace::Command TraceCommand(const ExecutionSettings& settings, const std::string& executable) {
   trace::Command command;
-  command.path = execution.spec.path;
+  command.path = executable;
   command.argv = settings.command;
   command.cwd = settings.cwd;
   command.env = settings.env;
-  writer_.WriteCommand(command);
-  writer_.WriteStandardInput(settings.input ? ToTrace(*settings.input) : trace::StandardInput{});
-  execution.options.log = &recorder_;
-  return {};
+  return command;
 }
 
-Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
-                                    uint64_t isolated, const std::string& strategy) {
+trace::Options TraceOptions(const ExecutionSettings& settings, uint64_t isolated, std::string strategy) {
   trace::Options options;
-  options.strategy = strategy.empty() ? recorder_.Describe() : strategy;
+  options.strategy = std::move(strategy);
   options.seed = settings.seed;
   options.epoch = settings.epoch;
   options.isolation = isolated;
@@ -82,7 +76,45 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
   options.visible_cpus = static_cast<uint64_t>(get_nprocs());
   options.sync_points = settings.sync_points != SyncPoints::kSyscalls;
   options.io_points = settings.sync_points == SyncPoints::kProcesses;
-  writer_.WriteOptions(options);
+  return options;
+}
+
+ExecutionSettings RecordedSettings(const trace::Trace& trace) {
+  ExecutionSettings settings;
+  settings.command = trace.command.argv;
+  settings.env = trace.command.env;
+  settings.cwd = trace.command.cwd;
+  settings.slice_ms = static_cast<double>(trace.options.slice_nanos) / 1e6;
+  settings.epoch = trace.options.epoch;
+  settings.seed = trace.options.seed;
+  settings.isolation = trace.options.isolation;
+  settings.isolation_required = trace.options.isolation != 0;
+  if (trace.standard_input) settings.input = FromTrace(*trace.standard_input);
+  if (trace.options.io_points) {
+    settings.sync_points = SyncPoints::kProcesses;
+  } else {
+    settings.sync_points = trace.options.sync_points ? SyncPoints::kAuto : SyncPoints::kSyscalls;
+  }
+  return settings;
+}
+
+Result<void> TraceRecording::Open(const std::string& path, bool replace, const ExecutionSettings& settings,
+                                  const PreparedExecution& execution) {
+  if (auto opened = writer_.Open(path, replace, ToolVersion()); !opened) return opened;
+  writer_.WriteCommand(TraceCommand(settings, execution.spec.path));
+  writer_.WriteStandardInput(settings.input ? ToTrace(*settings.input) : trace::StandardInput{});
+  return {};
+}
+
+supervisor::ExecutionResult TraceRecording::Run(const PreparedExecution& execution,
+                                                supervisor::SupervisorOptions options) {
+  options.log = &recorder_;
+  return Execute(execution, options, recorder_, &isolated_);
+}
+
+Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
+                                    const std::string& strategy) {
+  writer_.WriteOptions(TraceOptions(settings, isolated_, strategy.empty() ? recorder_.Describe() : strategy));
   if (result.standard_descriptors) writer_.WriteStandardDescriptors(ToTrace(*result.standard_descriptors));
   trace::Outcome outcome;
   outcome.outcome = result.outcome;

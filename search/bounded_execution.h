@@ -14,6 +14,7 @@
 #include "search/replay_strategy.h"
 #include "search/state_cache.h"
 #include "search/strategy.h"
+#include "search/strategy_kind.h"
 
 namespace chess::search {
 
@@ -55,7 +56,7 @@ class BoundedExecution final : public Strategy {
   [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override;
-  [[nodiscard]] std::string Describe() const override { return "pb"; }
+  [[nodiscard]] std::string Describe() const override { return std::string(StrategyName(StrategyKind::kPb)); }
 
   // After the execution.
   const std::vector<RecordedDecision>& Decisions() const { return fair_.Decisions(); }

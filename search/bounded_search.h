@@ -21,7 +21,7 @@ class BoundedSearch final : public SearchEngine {
   // `bound`: the highest preemption count searched; `max_executions` bounds the work kept.
   BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness);
 
-  std::string_view Name() const override { return "pb"; }
+  StrategyKind Kind() const override { return StrategyKind::kPb; }
   std::optional<SearchEnd> Finished() const override { return end_; }
   EngineStep Step(ExecutionBackend& backend, ExplorationResult& result) override;
   void Progress(ExplorerProgress& progress) const override;

@@ -8,30 +8,14 @@
 
 namespace chess::search {
 
-std::string_view StrategyName(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::kPb: return "pb";
-    case StrategyKind::kRandom: return "random";
-    case StrategyKind::kPct: return "pct";
-    case StrategyKind::kPortfolio: return "portfolio";
-  }
-  return "pb";
-}
-
-std::optional<StrategyKind> ParseStrategy(std::string_view name) {
-  for (StrategyKind kind : {StrategyKind::kPb, StrategyKind::kRandom, StrategyKind::kPct, StrategyKind::kPortfolio}) {
-    if (StrategyName(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 // What the progress hook is told after an execution of `engine`.
-ExplorerProgress ProgressOf(std::string_view phase, uint64_t executions, const ExplorationResult& result,
-                            const SearchEngine& engine) {
+ExplorerProgress ProgressOf(StrategyKind strategy, bool minimizing, uint64_t executions,
+                            const ExplorationResult& result, const SearchEngine& engine) {
   ExplorerProgress progress;
-  progress.phase = phase;
+  progress.strategy = strategy;
+  progress.minimizing = minimizing;
   progress.executions = executions;
   progress.sampled = result.coverage.sampled;
   progress.bugs = result.bugs.size();
@@ -57,7 +41,7 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
       minimal = std::move(*step.bug);
       minimal->execution += result.executions;
     }
-    if (hooks.progress) hooks.progress(ProgressOf("minimizing", result.executions + scratch.executions, result, search));
+    if (hooks.progress) hooks.progress(ProgressOf(search.Kind(), true, result.executions + scratch.executions, result, search));
   }
   result.executions += scratch.executions;
   result.minimizing += scratch.executions;
@@ -70,17 +54,17 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
 
 ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
   ExplorationResult result;
-  result.coverage.strategy = std::string(StrategyName(options_.strategy));
+  result.coverage.strategy = options_.strategy;
   std::vector<std::unique_ptr<SearchEngine>> engines;
   BoundedSearch* bounded = nullptr;
-  if (options_.strategy == StrategyKind::kPb || options_.strategy == StrategyKind::kPortfolio) {
+  if (Runs(options_.strategy, StrategyKind::kPb)) {
     auto search = std::make_unique<BoundedSearch>(options_.preemption_bound, options_.max_executions,
                                                   options_.state_cache, options_.liveness);
     bounded = search.get();
     engines.push_back(std::move(search));
   }
   for (StrategyKind kind : {StrategyKind::kPct, StrategyKind::kRandom}) {
-    if (options_.strategy == kind || options_.strategy == StrategyKind::kPortfolio) {
+    if (Runs(options_.strategy, kind)) {
       engines.push_back(std::make_unique<SampledSearch>(kind, options_.seed, options_.pct_depth, options_.liveness));
     }
   }
@@ -113,7 +97,7 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       const std::string signature = std::string(OutcomeName(step.summary.outcome)) + "\n" + step.summary.signature;
       if (seen_bugs.insert(signature).second) {
         FoundBug bug = std::move(*step.bug);
-        if (bug.found_by != "pb" && options_.minimize && bug.preemptions > 0) bug = Minimize(std::move(bug), result, hooks);
+        if (bug.found_by != StrategyKind::kPb && options_.minimize && bug.preemptions > 0) bug = Minimize(std::move(bug), result, hooks);
         result.bugs.push_back(std::move(bug));
         if (hooks.found) hooks.found(result.bugs.back());
       }
@@ -121,7 +105,7 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
     if (hooks.progress) {
       // pb's round is the progress worth showing, whichever engine just ran.
       const SearchEngine& shown = bounded != nullptr ? *bounded : *engine;
-      hooks.progress(ProgressOf(engine->Name(), result.executions, result, shown));
+      hooks.progress(ProgressOf(engine->Kind(), false, result.executions, result, shown));
     }
     if (step.bug && !options_.keep_going) return stop(SearchEnd::kBug);
   }

@@ -9,11 +9,11 @@
 // Pure logic: the program is run by an ExecutionBackend (the supervisor, or a model in the tests).
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "search/bounded_execution.h"
@@ -21,6 +21,7 @@
 #include "search/liveness_monitor.h"
 #include "search/outcome.h"
 #include "search/strategy.h"
+#include "search/strategy_kind.h"
 
 namespace chess::search {
 
@@ -46,20 +47,19 @@ struct ExecutionSummary {
   std::vector<SyscallEvent> names;
   // For a divergence: every thread where it stopped.
   std::vector<StoppedThread> threads;
+  // For a bug: what the backend keeps of the execution for its report (its thread states, its
+  // output), carried with the bug (FoundBug::summary) and never looked at by the search.
+  std::any details;
 };
 
 // Runs the program once from the same starting world each time, every scheduling decision taken
-// by `strategy`. The backend may keep whatever else it wants of the execution (its output, its
-// thread states) for the report of a bug.
+// by `strategy`. What else the report of a bug needs of the execution goes into its summary's
+// `details`.
 class ExecutionBackend {
  public:
   virtual ~ExecutionBackend() = default;
   virtual ExecutionSummary Execute(Strategy& strategy) = 0;
 };
-
-enum class StrategyKind : uint8_t { kPb, kRandom, kPct, kPortfolio };
-std::string_view StrategyName(StrategyKind kind);
-std::optional<StrategyKind> ParseStrategy(std::string_view name);
 
 struct ExplorerOptions {
   StrategyKind strategy = StrategyKind::kPb;
@@ -82,8 +82,9 @@ struct FoundBug {
   uint32_t preemptions = 0;
   std::vector<size_t> preemption_decisions;  // which decisions were preemptions
   std::vector<RecordedDecision> schedule;    // every decision, for a replay
-  std::string found_by = "pb";               // the strategy: pb, random, pct
-  std::string execution_strategy = "pb";     // the execution's own, for its trace: "pct (depth 3, seed …)"
+  StrategyKind found_by = StrategyKind::kPb;  // pb, random or pct
+  // The execution's own, for its trace: "pct (depth 3, seed …)".
+  std::string execution_strategy{StrategyName(StrategyKind::kPb)};
   // When minimization found this schedule: the randomized one it started from.
   struct Original {
     uint64_t execution = 0;
@@ -106,7 +107,7 @@ enum class SearchEnd : uint8_t {
 };
 
 struct Coverage {
-  std::string strategy = "pb";
+  StrategyKind strategy = StrategyKind::kPb;
   std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran (pb)
   uint64_t schedules = 0;  // executions that followed their schedule to the end (bugs included)
   uint64_t pruned = 0;     // branches given up after diverging twice (then never complete)
@@ -144,7 +145,8 @@ struct ExplorationResult {
 };
 
 struct ExplorerProgress {
-  std::string_view phase;  // the strategy whose execution just ran, or "minimizing"
+  StrategyKind strategy = StrategyKind::kPb;  // the one whose execution just ran
+  bool minimizing = false;                     // … searching again for a bug's fewest preemptions
   uint64_t executions = 0;
   uint32_t bound = 0;
   uint64_t done_in_bound = 0;   // schedules run in this round

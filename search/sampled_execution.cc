@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "search/preemption.h"
+#include "search/strategy_kind.h"
 
 namespace chess::search {
 
@@ -29,7 +30,9 @@ ThreadId SampledExecution::PickThread(const SchedulingContext& context) {
   return picked;
 }
 
-std::string RandomWalk::Describe() const { return "random (seed " + std::to_string(Seed()) + ")"; }
+std::string RandomWalk::Describe() const {
+  return std::string(StrategyName(StrategyKind::kRandom)) + " (seed " + std::to_string(Seed()) + ")";
+}
 
 ThreadId RandomWalk::Choose(const SchedulingContext& context, std::span<const ThreadId> candidates) {
   (void)context;
@@ -57,7 +60,7 @@ PctExecution::PctExecution(uint64_t seed, LivenessLimits limits, uint32_t depth,
 }
 
 std::string PctExecution::Describe() const {
-  return "pct (depth " + std::to_string(depth_) + ", seed " + std::to_string(Seed()) + ", k " +
+  return std::string(StrategyName(StrategyKind::kPct)) + " (depth " + std::to_string(depth_) + ", seed " + std::to_string(Seed()) + ", k " +
          std::to_string(estimated_steps_) + ")";
 }
 

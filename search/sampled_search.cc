@@ -46,7 +46,7 @@ EngineStep SampledSearch::Step(ExecutionBackend& backend, ExplorationResult& res
     bug.preemptions = execution->Preemptions();
     bug.preemption_decisions = execution->PreemptionDecisions();
     bug.schedule = execution->Decisions();
-    bug.found_by = std::string(Name());
+    bug.found_by = kind_;
     bug.execution_strategy = execution->Describe();
     step.bug = std::move(bug);
   }

@@ -15,7 +15,7 @@ class SampledSearch final : public SearchEngine {
   // `kind`: kRandom or kPct.
   SampledSearch(StrategyKind kind, uint64_t seed, uint32_t pct_depth, LivenessLimits liveness);
 
-  std::string_view Name() const override { return StrategyName(kind_); }
+  StrategyKind Kind() const override { return kind_; }
   std::optional<SearchEnd> Finished() const override { return std::nullopt; }
   EngineStep Step(ExecutionBackend& backend, ExplorationResult& result) override;
   void Progress(ExplorerProgress& progress) const override { (void)progress; }

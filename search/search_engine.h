@@ -4,7 +4,6 @@
 #pragma once
 
 #include <optional>
-#include <string_view>
 
 #include "search/explorer.h"
 
@@ -21,7 +20,7 @@ class SearchEngine {
  public:
   virtual ~SearchEngine() = default;
 
-  virtual std::string_view Name() const = 0;
+  virtual StrategyKind Kind() const = 0;
   // Set once the engine has nothing left to run: why (pb: its bound or the space is done, or
   // work beyond --max-executions was dropped).
   virtual std::optional<SearchEnd> Finished() const = 0;

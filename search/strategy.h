@@ -44,24 +44,13 @@ struct StrategyVerdict {
   std::string message;
 };
 
-class Strategy {
+// The questions the supervisor asks between scheduling points, about the liveness backstop and
+// fairness's yields. Only a replay answers them otherwise than by default: it must interrupt and
+// give way exactly where the execution it follows did. The defaults are the answers of a
+// strategy that follows no recording.
+class ReplayGuide {
  public:
-  virtual ~Strategy() = default;
-
-  // Called once before each execution of the program.
-  virtual void BeginExecution() {}
-
-  // Names the thread to run next: an element of `context.enabled`, or of `context.timed` to fire
-  // that thread's deadline now.
-  [[nodiscard]] virtual ThreadId PickThread(const SchedulingContext& context) = 0;
-
-  // Set once the strategy can no longer follow the execution (a replay whose recorded schedule
-  // does not fit what happens): the execution then ends as a divergence, with this message.
-  [[nodiscard]] virtual std::optional<std::string> Divergence() const { return std::nullopt; }
-
-  // Set when the strategy ends the execution after its last decision (the supervisor stops the
-  // tree there): the outcome and a message for the report.
-  [[nodiscard]] virtual std::optional<StrategyVerdict> Verdict() const { return std::nullopt; }
+  virtual ~ReplayGuide() = default;
 
   // Whether the backstop may interrupt `thread`, running since its `points`-th scheduling point,
   // after it used up its slice. A replay allows exactly the interrupts it recorded.
@@ -86,9 +75,56 @@ class Strategy {
     (void)points;
     return false;
   }
+};
+
+class Strategy : public ReplayGuide {
+ public:
+  // Called once before each execution of the program.
+  virtual void BeginExecution() {}
+
+  // Names the thread to run next: an element of `context.enabled`, or of `context.timed` to fire
+  // that thread's deadline now.
+  [[nodiscard]] virtual ThreadId PickThread(const SchedulingContext& context) = 0;
+
+  // Set once the strategy can no longer follow the execution (a replay whose recorded schedule
+  // does not fit what happens): the execution then ends as a divergence, with this message.
+  [[nodiscard]] virtual std::optional<std::string> Divergence() const { return std::nullopt; }
+
+  // Set when the strategy ends the execution after its last decision (the supervisor stops the
+  // tree there): the outcome and a message for the report.
+  [[nodiscard]] virtual std::optional<StrategyVerdict> Verdict() const { return std::nullopt; }
 
   // One line for reports and traces, e.g. "non-preemptive".
   [[nodiscard]] virtual std::string Describe() const = 0;
+};
+
+// A strategy that passes every call on to another: one that watches the calls (to keep the
+// decisions, to tape them) overrides only what it watches, and still answers a replay's questions
+// as the strategy it wraps does.
+class ForwardingStrategy : public Strategy {
+ public:
+  explicit ForwardingStrategy(Strategy& inner) : inner_(inner) {}
+
+  void BeginExecution() override { inner_.BeginExecution(); }
+  [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override { return inner_.PickThread(context); }
+  [[nodiscard]] std::optional<std::string> Divergence() const override { return inner_.Divergence(); }
+  [[nodiscard]] std::optional<StrategyVerdict> Verdict() const override { return inner_.Verdict(); }
+  [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override {
+    return inner_.MayInterrupt(thread, points);
+  }
+  [[nodiscard]] std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override {
+    return inner_.YieldsAt(thread, points);
+  }
+  [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override {
+    return inner_.InterruptedBefore(thread, points);
+  }
+  [[nodiscard]] std::string Describe() const override { return inner_.Describe(); }
+
+ protected:
+  Strategy& Inner() const { return inner_; }
+
+ private:
+  Strategy& inner_;
 };
 
 }  // namespace chess::search

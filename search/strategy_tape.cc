@@ -19,12 +19,12 @@ TapedCall Answered(TapedCall call, bool yes) {
 }  // namespace
 
 void TapedStrategy::BeginExecution() {
-  inner_.BeginExecution();
+  Inner().BeginExecution();
   if (taping_) Keep(Call(TapedCall::Kind::kBegin));
 }
 
 ThreadId TapedStrategy::PickThread(const SchedulingContext& context) {
-  const ThreadId picked = inner_.PickThread(context);
+  const ThreadId picked = Inner().PickThread(context);
   if (taping_) {
     TapedCall call = Call(TapedCall::Kind::kPick);
     call.enabled.assign(context.enabled.begin(), context.enabled.end());
@@ -39,31 +39,31 @@ ThreadId TapedStrategy::PickThread(const SchedulingContext& context) {
 }
 
 std::optional<std::string> TapedStrategy::Divergence() const {
-  auto divergence = inner_.Divergence();
+  auto divergence = Inner().Divergence();
   if (taping_) Keep(Answered(Call(TapedCall::Kind::kDivergence), divergence.has_value()));
   return divergence;
 }
 
 std::optional<StrategyVerdict> TapedStrategy::Verdict() const {
-  auto verdict = inner_.Verdict();
+  auto verdict = Inner().Verdict();
   if (taping_) Keep(Answered(Call(TapedCall::Kind::kVerdict), verdict.has_value()));
   return verdict;
 }
 
 bool TapedStrategy::MayInterrupt(ThreadId thread, uint64_t points) const {
-  const bool may = inner_.MayInterrupt(thread, points);
+  const bool may = Inner().MayInterrupt(thread, points);
   if (taping_) Keep(Answered(Call(TapedCall::Kind::kMayInterrupt, thread, points), may));
   return may;
 }
 
 std::optional<bool> TapedStrategy::YieldsAt(ThreadId thread, uint64_t points) const {
-  const std::optional<bool> yields = inner_.YieldsAt(thread, points);
+  const std::optional<bool> yields = Inner().YieldsAt(thread, points);
   if (taping_) Keep(Answered(Call(TapedCall::Kind::kYieldsAt, thread, points), yields.value_or(false)));
   return yields;
 }
 
 bool TapedStrategy::InterruptedBefore(ThreadId thread, uint64_t points) const {
-  const bool interrupted = inner_.InterruptedBefore(thread, points);
+  const bool interrupted = Inner().InterruptedBefore(thread, points);
   if (taping_) Keep(Answered(Call(TapedCall::Kind::kInterruptedBefore, thread, points), interrupted));
   return interrupted;
 }
@@ -80,7 +80,7 @@ std::optional<std::string> TapedStrategy::Play(const StrategyTape& tape) {
 std::optional<std::string> TapedStrategy::Replay(const TapedCall& call) {
   switch (call.kind) {
     case TapedCall::Kind::kBegin:
-      inner_.BeginExecution();
+      Inner().BeginExecution();
       break;
     case TapedCall::Kind::kPick: {
       SchedulingContext context;
@@ -89,26 +89,26 @@ std::optional<std::string> TapedStrategy::Replay(const TapedCall& call) {
       context.current = call.current;
       context.current_stop = call.current_stop;
       context.point = call.point;
-      if (inner_.PickThread(context) != call.thread) return "the strategy picked another thread";
+      if (Inner().PickThread(context) != call.thread) return "the strategy picked another thread";
       break;
     }
     case TapedCall::Kind::kDivergence:
-      if (inner_.Divergence().has_value() != call.yes) return "the strategy diverged";
+      if (Inner().Divergence().has_value() != call.yes) return "the strategy diverged";
       break;
     case TapedCall::Kind::kVerdict:
-      if (inner_.Verdict().has_value() != call.yes) return "the strategy ended the execution";
+      if (Inner().Verdict().has_value() != call.yes) return "the strategy ended the execution";
       break;
     case TapedCall::Kind::kMayInterrupt:
-      if (inner_.MayInterrupt(call.thread, call.points) != call.yes) return "another interrupt";
+      if (Inner().MayInterrupt(call.thread, call.points) != call.yes) return "another interrupt";
       break;
     case TapedCall::Kind::kYieldsAt:
       // Left to the caller, it decides as it did: its state is the prefix's.
-      if (inner_.YieldsAt(call.thread, call.points).value_or(call.yes) != call.yes) {
+      if (Inner().YieldsAt(call.thread, call.points).value_or(call.yes) != call.yes) {
         return "another fairness yield";
       }
       break;
     case TapedCall::Kind::kInterruptedBefore:
-      if (inner_.InterruptedBefore(call.thread, call.points) != call.yes) return "another interrupt";
+      if (Inner().InterruptedBefore(call.thread, call.points) != call.yes) return "another interrupt";
       break;
   }
   return std::nullopt;

@@ -35,9 +35,9 @@ struct TapedCall {
 
 using StrategyTape = std::vector<TapedCall>;
 
-class TapedStrategy final : public Strategy {
+class TapedStrategy final : public ForwardingStrategy {
  public:
-  explicit TapedStrategy(Strategy& inner) : inner_(inner) {}
+  explicit TapedStrategy(Strategy& inner) : ForwardingStrategy(inner) {}
 
   // Starts or stops keeping calls; stopping keeps what was taped.
   void Tape(bool on) { taping_ = on; }
@@ -61,7 +61,6 @@ class TapedStrategy final : public Strategy {
   bool MayInterrupt(ThreadId thread, uint64_t points) const override;
   std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override;
   bool InterruptedBefore(ThreadId thread, uint64_t points) const override;
-  std::string Describe() const override { return inner_.Describe(); }
 
  private:
   // Called only while taping: a call is not built otherwise (the queries are asked at every
@@ -70,7 +69,6 @@ class TapedStrategy final : public Strategy {
   // One taped call made again: how the strategy's answer differs, or nullopt.
   std::optional<std::string> Replay(const TapedCall& call);
 
-  Strategy& inner_;
   bool taping_ = false;
   // Queries are const on Strategy; what they answered is still part of the tape.
   mutable StrategyTape tape_;

@@ -137,7 +137,7 @@ TEST(StrategiesTest, EveryStrategyFindsTheTwoPreemptionBug) {
     EXPECT_EQ(result.end, SearchEnd::kBug);
     EXPECT_EQ(result.bugs[0].preemptions, 2u) << StrategyName(kind);
     if (kind != StrategyKind::kPortfolio) {
-      EXPECT_EQ(result.bugs[0].found_by, StrategyName(kind));
+      EXPECT_EQ(result.bugs[0].found_by, kind);
     }
     // pb does not find it with one preemption.
     if (kind == StrategyKind::kPb) {
@@ -168,7 +168,7 @@ TEST(StrategiesTest, MinimizationFindsTheFewestPreemptions) {
     ASSERT_EQ(result.bugs.size(), 1u);
     const FoundBug& bug = result.bugs[0];
     EXPECT_EQ(bug.preemptions, 2u);
-    EXPECT_EQ(bug.found_by, "random");
+    EXPECT_EQ(bug.found_by, StrategyKind::kRandom);
     EXPECT_EQ(bug.execution_strategy, "pb");
     ASSERT_TRUE(bug.minimized_from);
     EXPECT_EQ(bug.minimized_from->preemptions, unminimized.bugs[0].preemptions);

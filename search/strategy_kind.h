@@ -1,0 +1,50 @@
+// The search strategies a user chooses from (explore --strategy), with the one table of their
+// names: a strategy is a StrategyKind everywhere, and its name is read or written only at the
+// edges (the command line, reports, progress lines).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+namespace chess::search {
+
+// The values are part of every search's determinism: a randomized strategy's samples are drawn
+// from a stream chosen by its value (SampledSearch::SampleSeed), so they must not change.
+enum class StrategyKind : uint8_t {
+  kPb,         // iterative preemption bounding
+  kRandom,     // a random walk
+  kPct,        // probabilistic concurrency testing
+  kPortfolio,  // pb, pct and random in turn
+};
+
+// In the order --help and its errors list them.
+inline constexpr std::array<std::pair<StrategyKind, std::string_view>, 4> kStrategyNames{{
+    {StrategyKind::kPb, "pb"},
+    {StrategyKind::kPct, "pct"},
+    {StrategyKind::kRandom, "random"},
+    {StrategyKind::kPortfolio, "portfolio"},
+}};
+
+constexpr std::string_view StrategyName(StrategyKind kind) {
+  for (const auto& [named, name] : kStrategyNames) {
+    if (named == kind) return name;
+  }
+  return {};
+}
+
+constexpr std::optional<StrategyKind> ParseStrategy(std::string_view name) {
+  for (const auto& [kind, named] : kStrategyNames) {
+    if (named == name) return kind;
+  }
+  return std::nullopt;
+}
+
+// Whether choosing `chosen` runs `engine` (pb, pct or random): the portfolio runs them all.
+constexpr bool Runs(StrategyKind chosen, StrategyKind engine) {
+  return chosen == engine || chosen == StrategyKind::kPortfolio;
+}
+
+}  // namespace chess::search
