@@ -85,16 +85,18 @@ void Supervisor::FireDueDeadlines() {
       continue;
     }
     SyscallContext context{*thread, services_};
-    const Disposition disposition = handler.on_timeout(context);
-    if (disposition.kind == Disposition::Kind::kComplete) {
-      Wake(*thread, disposition.value);
-      continue;
+    const TimeoutAnswer answer = handler.on_timeout(context);
+    switch (answer.kind) {
+      case TimeoutAnswer::Kind::kComplete:
+        Wake(*thread, answer.value);
+        break;
+      case TimeoutAnswer::Kind::kNative:
+        // The kernel runs the call, changed so that it returns at once.
+        ClearWait(*thread);
+        thread->parked.registers_dirty = thread->parked.registers_dirty || answer.registers_changed;
+        thread->state = ThreadState::kReady;
+        break;
     }
-    CHESS_CHECK(disposition.kind == Disposition::Kind::kNative, "on_timeout answered neither complete nor native");
-    // The kernel runs the call, changed so that it returns at once.
-    ClearWait(*thread);
-    thread->parked.registers_dirty = thread->parked.registers_dirty || disposition.registers_changed;
-    thread->state = ThreadState::kReady;
   }
 }
 
@@ -238,29 +240,26 @@ bool Supervisor::Dispatch(Thread& thread) {
   if (parked.at == ParkedCall::At::kOperationPending) {
     parked.at = ParkedCall::At::kEntry;
     SyscallContext context{thread, services_};
-    const Disposition disposition = HandlerFor(thread.call.family).execute(context);
-    if (disposition.kind == Disposition::Kind::kBlock) {
-      // It turned out to wait: a free switch to someone else.
-      thread.state = ThreadState::kBlocked;
-      last_ = &thread;
-      execution_.last_stop = search::StopReason::kBlocked;
-      return false;
-    }
-    ClearWait(thread);
-    switch (disposition.kind) {
-      case Disposition::Kind::kComplete:
-      case Disposition::Kind::kYield:
-        parked.result = disposition.value;
+    const ExecuteAnswer answer = HandlerFor(thread.call.family).execute(context);
+    // The call goes on or returns: anything it set up to wait for is over.
+    if (answer.kind != ExecuteAnswer::Kind::kBlock) ClearWait(thread);
+    switch (answer.kind) {
+      case ExecuteAnswer::Kind::kBlock:
+        // It turned out to wait: a free switch to someone else.
+        thread.state = ThreadState::kBlocked;
+        last_ = &thread;
+        execution_.last_stop = search::StopReason::kBlocked;
+        return false;
+      case ExecuteAnswer::Kind::kComplete:
+        parked.result = answer.value;
         break;
-      case Disposition::Kind::kNative:
-        parked.registers_dirty = parked.registers_dirty || disposition.registers_changed;
+      case ExecuteAnswer::Kind::kNative:
+        parked.registers_dirty = parked.registers_dirty || answer.registers_changed;
         break;
-      case Disposition::Kind::kNativeThenExit:
+      case ExecuteAnswer::Kind::kNativeThenExit:
         parked.registers_dirty = true;
         parked.to_exit = true;
         break;
-      default:
-        CHESS_CHECK(false, "a deferred operation asked for another scheduling point");
     }
   }
   // The slice and the syscall budget restart on a switch and after a yield or a block, never

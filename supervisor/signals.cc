@@ -78,15 +78,17 @@ bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
     if (handler.on_signal != nullptr && thread->parked.AtEntry()) {
       const uint64_t waking = masks->WakingFromThread(wait) | masks->WakingFromProcess(wait);
       SyscallContext context{*thread, services_};
-      const Disposition disposition = handler.on_signal(context, (waking & masks->caught) != 0);
-      if (disposition.kind == Disposition::Kind::kComplete) {
-        Wake(*thread, disposition.value);
-        continue;
-      }
-      if (disposition.kind == Disposition::Kind::kNativeThenExit) {
-        ReleaseToKernel(*thread);
-        thread->parked.to_exit = true;
-        continue;
+      const SignalAnswer answer = handler.on_signal(context, (waking & masks->caught) != 0);
+      switch (answer.kind) {
+        case SignalAnswer::Kind::kComplete:
+          Wake(*thread, answer.value);
+          continue;
+        case SignalAnswer::Kind::kNative:
+          break;
+        case SignalAnswer::Kind::kNativeThenExit:
+          ReleaseToKernel(*thread);
+          thread->parked.to_exit = true;
+          continue;
       }
     }
     ReleaseToKernel(*thread);

@@ -594,23 +594,21 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
   SyscallContext context{thread, services_};
   const FamilyHandler handler = HandlerFor(thread.call.family);
   CHESS_CHECK(handler.on_exit != nullptr, "a syscall-exit stop for a family without on_exit");
-  const Disposition disposition = handler.on_exit(context);
-  switch (disposition.kind) {
-    case Disposition::Kind::kComplete:
-      thread.parked.result = disposition.value;
+  const ExitAnswer answer = handler.on_exit(context);
+  switch (answer.kind) {
+    case ExitAnswer::Kind::kComplete:
+      thread.parked.result = answer.value;
       break;
-    case Disposition::Kind::kNative:
-      thread.parked.registers_dirty = disposition.registers_changed;
+    case ExitAnswer::Kind::kNative:
+      thread.parked.registers_dirty = answer.registers_changed;
       break;
-    case Disposition::Kind::kBlock:
-      // Stays inside the call; its rewound registers are stored when it resumes.
+    case ExitAnswer::Kind::kStayInside:
+      // Its rewound registers are stored when it resumes.
       thread.parked.registers_dirty = true;
       thread.state = ThreadState::kBlocked;
       thread.point = {thread.id, search::OpKind::kIo};
       Park(thread, search::StopReason::kBlocked);
       return;
-    default:
-      CHESS_CHECK(false, "on_exit answered something other than complete, native or block");
   }
   Resume(thread);
 }

@@ -165,7 +165,7 @@ struct TrappedCall {
 //   kEntry ── handler: a point; a waiter found ready ──► kOperationPending ── picked: execute ──► kEntry
 //   kEntry ── Resume with to_exit ──► kInside ── syscall-exit stop: on_exit ──► kExit
 //   kEntry ── Resume under an observer ──► kInsideObserved ── syscall-exit stop ──► kExit
-//   kExit ── on_exit blocks: parked inside the call, its registers rewound ──► kExit
+//   kExit ── on_exit: it stays inside, parked in the call, its registers rewound ──► kExit
 //   kExit ── Resume ──► kNone
 //
 // An interrupt, a group stop or a hang ends whatever stop it was (kNone): the thread is then

@@ -25,7 +25,7 @@ struct CloneArgsPrefix {
 
 Disposition CloneEntry(SyscallContext&) { return Disposition::Point(OpKind::kThreadCreate, 0, true); }
 
-Disposition CloneExecute(SyscallContext& ctx) {
+ExecuteAnswer CloneExecute(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
   thread.clone_child_tid = 0;
   switch (thread.call.nr) {
@@ -35,9 +35,9 @@ Disposition CloneExecute(SyscallContext& ctx) {
       if (thread.clone_flags & CLONE_CHILD_CLEARTID) thread.clone_child_tid = ctx.Arg(3);
       break;
     case SYS_clone3: {
-      if (ctx.Arg(1) < sizeof(CloneArgsPrefix)) return Disposition::Native();  // kernel: EINVAL
+      if (ctx.Arg(1) < sizeof(CloneArgsPrefix)) return ExecuteAnswer::Native();  // kernel: EINVAL
       auto args = ctx.Memory().Read<CloneArgsPrefix>(ctx.Arg(0));
-      if (!args) return Disposition::Native();  // the kernel answers EFAULT itself
+      if (!args) return ExecuteAnswer::Native();  // the kernel answers EFAULT itself
       thread.clone_flags = args->flags;
       if (args->flags & CLONE_CHILD_CLEARTID) thread.clone_child_tid = args->child_tid;
       break;
@@ -56,7 +56,7 @@ Disposition CloneExecute(SyscallContext& ctx) {
                       "the program tried to have more than " + std::to_string(ctx.services.MaxProcesses()) +
                           " processes at once (a fork bomb?) and was stopped; raise the limit with "
                           "--max-processes N");
-    return Disposition::Complete(-EAGAIN);
+    return ExecuteAnswer::Complete(-EAGAIN);
   }
   if (thread.clone_flags & CLONE_UNTRACED) {
     // The kernel would not attach the child: it would run unserialized. Clear the flag.
@@ -68,14 +68,14 @@ Disposition CloneExecute(SyscallContext& ctx) {
         ctx.services.Stop(search::Outcome::kError,
                           "the program's own seccomp filter refuses its clone without CLONE_UNTRACED, which chess-trace "
                           "must clear to follow the child");
-        return Disposition::Complete(-EPERM);
+        return ExecuteAnswer::Complete(-EPERM);
       }
       thread.regs = changed;
-      return Disposition::NativeWithRegisters();
+      return ExecuteAnswer::NativeWithRegisters();
     }
-    if (!ctx.Memory().Write(ctx.Arg(0), thread.clone_flags)) return Disposition::Complete(-EFAULT);
+    if (!ctx.Memory().Write(ctx.Arg(0), thread.clone_flags)) return ExecuteAnswer::Complete(-EFAULT);
   }
-  return Disposition::Native();
+  return ExecuteAnswer::Native();
 }
 
 }  // namespace

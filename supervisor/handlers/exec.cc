@@ -10,7 +10,7 @@ using search::OpKind;
 
 // An exec replaces the address space: it is visible to every thread of the process (they die).
 Disposition ExecEntry(SyscallContext&) { return Disposition::Point(OpKind::kSyscall, 0, true); }
-Disposition ExecExecute(SyscallContext&) { return Disposition::Native(); }
+ExecuteAnswer ExecExecute(SyscallContext&) { return ExecuteAnswer::Native(); }
 
 }  // namespace
 

@@ -14,10 +14,10 @@ Disposition ExitEntry(SyscallContext& ctx) {
   return Disposition::Point(OpKind::kThreadExit, ctx.thread.clear_child_tid, true, true);
 }
 
-Disposition ExitExecute(SyscallContext& ctx) {
+ExecuteAnswer ExitExecute(SyscallContext& ctx) {
   ctx.thread.called_exit = true;
   if (ctx.thread.call.nr == SYS_exit_group) ctx.thread.process->dying = true;
-  return Disposition::Native();
+  return ExecuteAnswer::Native();
 }
 
 }  // namespace

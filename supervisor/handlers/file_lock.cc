@@ -53,15 +53,15 @@ Disposition FileLockEntry(SyscallContext& ctx) {
   return Disposition::Point(search::OpKind::kSyscall, ctx.Arg(0), true);
 }
 
-Disposition FileLockExecute(SyscallContext& ctx) {
+ExecuteAnswer FileLockExecute(SyscallContext& ctx) {
   switch (Try(ctx)) {
-    case Attempt::kTaken: return Disposition::Complete(0);
+    case Attempt::kTaken: return ExecuteAnswer::Complete(0);
     case Attempt::kHeldByAnother:
       return ctx.BlockUntil({ObjectWait{}});
     case Attempt::kFree:
     case Attempt::kKernelDecides: break;
   }
-  return Disposition::Native();
+  return ExecuteAnswer::Native();
 }
 
 bool FileLockReady(SyscallContext& ctx) { return Try(ctx) != Attempt::kHeldByAnother; }

@@ -168,38 +168,51 @@ int64_t TryTakePi(SyscallContext& ctx, uint64_t address, const FutexKey& key, co
   return WriteWord32(ctx, address, taken) ? 1 : -EFAULT;
 }
 
-// FUTEX_LOCK_PI, LOCK_PI2, TRYLOCK_PI. `may_defer`: at entry a free lock is a visible
-// acquisition and becomes a scheduling point; an owned one blocks at once.
-Disposition FutexLockPi(SyscallContext& ctx, const FutexCall& call, bool may_defer) {
+// FUTEX_LOCK_PI, LOCK_PI2, TRYLOCK_PI, whose lock word reads `word`: a free lock is taken, an
+// owned one waited for.
+ExecuteAnswer FutexLockPiAt(SyscallContext& ctx, const FutexCall& call, uint32_t word) {
   const FutexKey key = Key(ctx, call.uaddr, call.shared);
-  uint32_t word = 0;
-  if (int64_t rc = ReadWord32(ctx, call.uaddr, word); rc < 0) return Disposition::Complete(rc);
   const pid_t holder = static_cast<pid_t>(word & kTidMask);
-  if (holder == VisibleTid(ctx.thread)) return Disposition::Complete(-EDEADLK);
+  if (holder == VisibleTid(ctx.thread)) return ExecuteAnswer::Complete(-EDEADLK);
   if (holder == 0) {
-    if (may_defer) return Disposition::Point(OpKind::kFutexWait, call.uaddr, true);
     const int64_t taken = TryTakePi(ctx, call.uaddr, key, ctx.thread);
-    return Disposition::Complete(taken < 0 ? taken : 0);
+    return ExecuteAnswer::Complete(taken < 0 ? taken : 0);
   }
-  if (call.cmd == FUTEX_TRYLOCK_PI) return Disposition::Complete(-EAGAIN);
+  if (call.cmd == FUTEX_TRYLOCK_PI) return ExecuteAnswer::Complete(-EAGAIN);
   Thread* owner = ctx.services.Threads().FindByProgramTid(holder);
   if (owner == nullptr || !owner->Alive()) {
     // The owner died without a robust list entry for this lock: the kernel answers ESRCH.
-    if ((word & kOwnerDiedBit) == 0) return Disposition::Complete(-ESRCH);
+    if ((word & kOwnerDiedBit) == 0) return ExecuteAnswer::Complete(-ESRCH);
   }
   std::optional<MonoNanos> deadline;
   int64_t error = 0;
   // LOCK_PI's timeout is absolute CLOCK_REALTIME; LOCK_PI2's is CLOCK_MONOTONIC unless asked.
   const clockid_t clock =
       call.cmd == FUTEX_LOCK_PI || call.clock_realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-  if (!Deadline(ctx, call.timeout, true, clock, deadline, error)) return Disposition::Complete(error);
+  if (!Deadline(ctx, call.timeout, true, clock, deadline, error)) return ExecuteAnswer::Complete(error);
   if ((word & kWaitersBit) == 0 && !WriteWord32(ctx, call.uaddr, word | kWaitersBit)) {
-    return Disposition::Complete(-EFAULT);
+    return ExecuteAnswer::Complete(-EFAULT);
   }
   FutexWaiter waiter = MakeWaiter(ctx);
   waiter.pi = true;
   ctx.services.Futexes().Enqueue(key, waiter);
   return ctx.BlockUntil({FutexWordWait{}, deadline, -ETIMEDOUT});
+}
+
+// The deferred FUTEX_LOCK_PI, LOCK_PI2, TRYLOCK_PI, when the thread is picked.
+ExecuteAnswer FutexLockPi(SyscallContext& ctx, const FutexCall& call) {
+  uint32_t word = 0;
+  if (int64_t rc = ReadWord32(ctx, call.uaddr, word); rc < 0) return ExecuteAnswer::Complete(rc);
+  return FutexLockPiAt(ctx, call, word);
+}
+
+// FUTEX_LOCK_PI, LOCK_PI2 at entry: a free lock is a visible acquisition and becomes a
+// scheduling point; an owned one blocks at once.
+Disposition FutexLockPiEntry(SyscallContext& ctx, const FutexCall& call) {
+  uint32_t word = 0;
+  if (int64_t rc = ReadWord32(ctx, call.uaddr, word); rc < 0) return Disposition::Complete(rc);
+  if ((word & kTidMask) == 0) return Disposition::Point(OpKind::kFutexWait, call.uaddr, true);
+  return FutexLockPiAt(ctx, call, word);
 }
 
 // Hands a PI lock to its oldest waiter, or frees it.
@@ -322,7 +335,7 @@ Disposition FutexEntry(SyscallContext& ctx) {
       return FutexWaitRequeuePi(ctx, call);
     case FUTEX_LOCK_PI:
     case FUTEX_LOCK_PI2:
-      return FutexLockPi(ctx, call, /*may_defer=*/true);
+      return FutexLockPiEntry(ctx, call);
     case FUTEX_TRYLOCK_PI:
       return Disposition::Point(OpKind::kFutexWait, call.uaddr, true);
     case FUTEX_WAKE:
@@ -340,31 +353,31 @@ Disposition FutexEntry(SyscallContext& ctx) {
   }
 }
 
-Disposition FutexExecute(SyscallContext& ctx) {
+ExecuteAnswer FutexExecute(SyscallContext& ctx) {
   const FutexCall call = Decode(ctx);
   switch (call.cmd) {
     case FUTEX_WAKE:
     case FUTEX_WAKE_BITSET: {
       const uint32_t bitset = call.cmd == FUTEX_WAKE_BITSET ? call.val3 : kBitsetAll;
-      if (bitset == 0) return Disposition::Complete(-EINVAL);
-      return Disposition::Complete(WakeWaiters(ctx, Key(ctx, call.uaddr, call.shared),
-                                               static_cast<int32_t>(call.val), bitset));
+      if (bitset == 0) return ExecuteAnswer::Complete(-EINVAL);
+      return ExecuteAnswer::Complete(WakeWaiters(ctx, Key(ctx, call.uaddr, call.shared),
+                                                 static_cast<int32_t>(call.val), bitset));
     }
     case FUTEX_REQUEUE:
     case FUTEX_CMP_REQUEUE:
-      return Disposition::Complete(FutexRequeue(ctx, call));
+      return ExecuteAnswer::Complete(FutexRequeue(ctx, call));
     case FUTEX_WAKE_OP:
-      return Disposition::Complete(FutexWakeOp(ctx, call));
+      return ExecuteAnswer::Complete(FutexWakeOp(ctx, call));
     case FUTEX_CMP_REQUEUE_PI:
-      return Disposition::Complete(FutexCmpRequeuePi(ctx, call));
+      return ExecuteAnswer::Complete(FutexCmpRequeuePi(ctx, call));
     case FUTEX_UNLOCK_PI:
-      return Disposition::Complete(FutexUnlockPi(ctx, call));
+      return ExecuteAnswer::Complete(FutexUnlockPi(ctx, call));
     case FUTEX_LOCK_PI:
     case FUTEX_LOCK_PI2:
     case FUTEX_TRYLOCK_PI:
-      return FutexLockPi(ctx, call, /*may_defer=*/false);
+      return FutexLockPi(ctx, call);
     default:
-      return Disposition::Complete(-ENOSYS);
+      return ExecuteAnswer::Complete(-ENOSYS);
   }
 }
 
@@ -470,12 +483,12 @@ Disposition OnEntry(SyscallContext& ctx) {
   return Disposition::Complete(-ENOSYS);
 }
 
-Disposition Execute(SyscallContext& ctx) {
+ExecuteAnswer Execute(SyscallContext& ctx) {
   const int64_t nr = ctx.thread.call.nr;
   if (nr == SYS_futex) return FutexExecute(ctx);
-  if (nr == seccomp::kSysFutexWake) return Disposition::Complete(Futex2Wake(ctx));
-  if (nr == seccomp::kSysFutexRequeue) return Disposition::Complete(Futex2Requeue(ctx));
-  return Disposition::Complete(-ENOSYS);
+  if (nr == seccomp::kSysFutexWake) return ExecuteAnswer::Complete(Futex2Wake(ctx));
+  if (nr == seccomp::kSysFutexRequeue) return ExecuteAnswer::Complete(Futex2Requeue(ctx));
+  return ExecuteAnswer::Complete(-ENOSYS);
 }
 
 }  // namespace

@@ -16,10 +16,10 @@ bool SyscallContext::FiltersPermitReentry(const Registers& changed) const {
   return FiltersPermit(thread, SeccompDataOf(changed.Return(), changed, changed.Ip() + 2), false);
 }
 
-Disposition NoDeferredOperation(SyscallContext& context) {
+ExecuteAnswer NoDeferredOperation(SyscallContext& context) {
   CHESS_CHECK(false, "a family without deferred operations was asked to execute one");
   (void)context;
-  return Disposition::Native();
+  return ExecuteAnswer::Native();
 }
 
 bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait) {
@@ -34,12 +34,12 @@ bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait) {
   return wait.needs_all;
 }
 
-Disposition RunWhenFdsReady(SyscallContext& context) {
+ExecuteAnswer RunWhenFdsReady(SyscallContext& context) {
   Thread& thread = context.thread;
   const IoWait* wait = thread.wait ? thread.wait->Io() : nullptr;
   CHESS_CHECK(wait != nullptr, "a wait on descriptors without descriptors");
-  if (IoWaitReady(context.services.Fds(), thread.process->tgid, *wait)) return Disposition::Native();
-  return Disposition::Block();
+  if (IoWaitReady(context.services.Fds(), thread.process->tgid, *wait)) return ExecuteAnswer::Native();
+  return ExecuteAnswer::Block();
 }
 
 FamilyHandler HandlerFor(seccomp::SyscallFamily family) {

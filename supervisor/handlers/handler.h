@@ -1,6 +1,7 @@
 // The contract between the event loop and the syscall handlers: a handler sees one trapped
-// syscall through a SyscallContext and answers with a Disposition. Handlers never call ptrace;
-// the loop applies what they decide.
+// syscall through a SyscallContext and answers with a Disposition at its entry, or with the
+// answer type of a later hook (ExecuteAnswer, ExitAnswer, TimeoutAnswer, SignalAnswer), which
+// holds only what is legal there. Handlers never call ptrace; the loop applies what they decide.
 #pragma once
 
 #include <linux/filter.h>
@@ -46,11 +47,7 @@ struct Disposition {
     d.registers_changed = true;
     return d;
   }
-  static Disposition NativeThenExit() {
-    Disposition d{Kind::kNativeThenExit};
-    d.registers_changed = true;
-    return d;
-  }
+  static Disposition NativeThenExit() { return {Kind::kNativeThenExit}; }
   static Disposition Block() { return {Kind::kBlock}; }
   static Disposition Yield(int64_t value) { return {Kind::kYield, value}; }
   // Lets others run first, then the kernel runs the call (a poll with a zero timeout).
@@ -69,6 +66,85 @@ struct Disposition {
     return d;
   }
 };
+
+// The answers of the later hooks. Each holds only what is legal at its hook, so a handler that
+// answers anything else does not compile, and the loop switches over exactly that set. The
+// kinds a later hook shares with an entry carry Disposition's values: the answers that are also
+// legal at entry (those of `execute` and `on_signal`, whose logic an entry reuses) convert.
+// The value comes first: an answer fits in the two registers a function returns it in.
+#define CHESS_DISPOSITION_KIND(name) name = static_cast<uint8_t>(Disposition::Kind::name)
+
+// `execute`, when the scheduler picks a thread parked at its point: the operation returns, goes
+// to the kernel, or turns out to wait — never another point or a yield.
+struct ExecuteAnswer {
+  enum class Kind : uint8_t {
+    CHESS_DISPOSITION_KIND(kComplete),
+    CHESS_DISPOSITION_KIND(kNative),
+    CHESS_DISPOSITION_KIND(kNativeThenExit),
+    CHESS_DISPOSITION_KIND(kBlock),
+  };
+  int64_t value = 0;
+  Kind kind = Kind::kNative;
+  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
+
+  static ExecuteAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
+  static ExecuteAnswer Native() { return {.kind = Kind::kNative}; }
+  static ExecuteAnswer NativeWithRegisters() { return {.kind = Kind::kNative, .registers_changed = true}; }
+  static ExecuteAnswer NativeThenExit() { return {.kind = Kind::kNativeThenExit}; }
+  static ExecuteAnswer Block() { return {.kind = Kind::kBlock}; }
+  operator Disposition() const { return {static_cast<Disposition::Kind>(kind), value, registers_changed}; }
+};
+
+// `on_exit`, at the syscall-exit stop a kNativeThenExit asked for.
+struct ExitAnswer {
+  enum class Kind : uint8_t {
+    kComplete,    // the call returns `value`
+    kNative,      // the call returns what the kernel answered
+    kStayInside,  // the thread stays inside the call, disabled until its wait (recorded) is
+                  // over: its registers were rewound to re-enter the call then
+  };
+  int64_t value = 0;
+  Kind kind = Kind::kNative;
+  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
+
+  static ExitAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
+  static ExitAnswer Native() { return {.kind = Kind::kNative}; }
+  static ExitAnswer NativeWithRegisters() { return {.kind = Kind::kNative, .registers_changed = true}; }
+  static ExitAnswer StayInside() { return {.kind = Kind::kStayInside}; }
+};
+
+// `on_timeout`, when a blocked thread's deadline passes: the call returns `value`, or the
+// kernel runs it, changed so that it returns at once.
+struct TimeoutAnswer {
+  enum class Kind : uint8_t { kComplete, kNative };
+  int64_t value = 0;
+  Kind kind = Kind::kNative;
+  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
+
+  static TimeoutAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
+  static TimeoutAnswer Native() { return {.kind = Kind::kNative}; }
+  static TimeoutAnswer NativeWithRegisters() { return {.kind = Kind::kNative, .registers_changed = true}; }
+};
+
+// `on_signal`, when a signal ends a thread's emulated wait at its entry: the call returns
+// `value` (the signal is taken as the thread leaves it), or the kernel runs the call and
+// applies its own rules — and with kNativeThenExit stops at its exit, where `on_exit` looks.
+struct SignalAnswer {
+  enum class Kind : uint8_t {
+    CHESS_DISPOSITION_KIND(kComplete),
+    CHESS_DISPOSITION_KIND(kNative),
+    CHESS_DISPOSITION_KIND(kNativeThenExit),
+  };
+  int64_t value = 0;
+  Kind kind = Kind::kNative;
+
+  static SignalAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
+  static SignalAnswer Native() { return {.kind = Kind::kNative}; }
+  static SignalAnswer NativeThenExit() { return {.kind = Kind::kNativeThenExit}; }
+  operator Disposition() const { return {static_cast<Disposition::Kind>(kind), value}; }
+};
+
+#undef CHESS_DISPOSITION_KIND
 
 // What handlers may do besides reading their own thread.
 class HandlerServices {
@@ -146,10 +222,11 @@ struct SyscallContext {
   bool FiltersPermitReentry(const Registers& changed) const;
 
   // Records what the caller waits for: it is disabled until woken or until the wait's deadline
-  // (then it returns the wait's timeout_result, or the family's on_timeout decides).
-  Disposition BlockUntil(Wait wait) {
+  // (then it returns the wait's timeout_result, or the family's on_timeout decides). An answer
+  // of `execute`, and so of an entry too.
+  ExecuteAnswer BlockUntil(Wait wait) {
     thread.wait = std::move(wait);
-    return Disposition::Block();
+    return ExecuteAnswer::Block();
   }
   // The call waits on descriptors, which are ready now or not (`ready_now`). With scheduling
   // points at I/O the thread parks at a point and its deferred operation (RunWhenFdsReady)
@@ -177,28 +254,25 @@ bool IoWaitReady(FdProbe& probe, pid_t tgid, const IoWait& wait);
 
 // The deferred half of a call that waits on descriptors (see WaitOnFds): the kernel runs it if
 // they are ready now; otherwise the thread is disabled until they are, or its deadline.
-Disposition RunWhenFdsReady(SyscallContext& ctx);
+ExecuteAnswer RunWhenFdsReady(SyscallContext& ctx);
 
 // The `execute` half of families whose entry never answers kPoint.
-Disposition NoDeferredOperation(SyscallContext& context);
+ExecuteAnswer NoDeferredOperation(SyscallContext& context);
 
-// One entry per syscall family. `execute` runs a deferred visible operation (kPoint) once the
-// scheduler picks the thread, and may itself answer kBlock. `on_exit` runs at the syscall-exit
-// stop a kNativeThenExit asked for: it answers kComplete (the call returns that), or kBlock
-// (the thread stays inside the call: its registers were rewound to re-enter it when ready).
-// `on_timeout` runs when a blocked thread's deadline passes; without it the call returns the
-// wait's timeout_result. `ready` tells whether a thread that waits for an object (an
-// ObjectWait) could go on now; its `execute` then runs again. `on_signal`: see below.
+// One entry per syscall family; each hook answers with its own type (above). `execute` runs a
+// deferred visible operation (kPoint) once the scheduler picks the thread. `on_exit` runs at
+// the syscall-exit stop a kNativeThenExit asked for. `on_timeout` runs when a blocked thread's
+// deadline passes; without it the call returns the wait's timeout_result. `ready` tells whether
+// a thread that waits for an object (an ObjectWait) could go on now; its `execute` then runs
+// again. `on_signal` runs when a signal ends the thread's emulated wait (`handled`: a handler
+// will run for it); without it the kernel runs the call and applies its own rules.
 struct FamilyHandler {
   Disposition (*on_entry)(SyscallContext&);
-  Disposition (*execute)(SyscallContext&) = NoDeferredOperation;
-  Disposition (*on_exit)(SyscallContext&) = nullptr;
-  Disposition (*on_timeout)(SyscallContext&) = nullptr;
+  ExecuteAnswer (*execute)(SyscallContext&) = NoDeferredOperation;
+  ExitAnswer (*on_exit)(SyscallContext&) = nullptr;
+  TimeoutAnswer (*on_timeout)(SyscallContext&) = nullptr;
   bool (*ready)(SyscallContext&) = nullptr;
-  // A signal ends the thread's emulated wait; `handled`: a handler will run for it. kComplete:
-  // the call returns that (the signal is taken as the thread leaves it); kNative, or no hook:
-  // the kernel runs the call and applies its own rules.
-  Disposition (*on_signal)(SyscallContext&, bool handled) = nullptr;
+  SignalAnswer (*on_signal)(SyscallContext&, bool handled) = nullptr;
 };
 
 // Which changes of a child a wait4/waitid collects (its options).

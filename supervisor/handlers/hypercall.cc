@@ -52,7 +52,7 @@ Disposition HypercallEntry(SyscallContext& ctx) {
   }
 }
 
-Disposition HypercallExecute(SyscallContext&) { return Disposition::Complete(0); }
+ExecuteAnswer HypercallExecute(SyscallContext&) { return ExecuteAnswer::Complete(0); }
 
 }  // namespace
 

@@ -61,7 +61,7 @@ Disposition InputEntry(SyscallContext& ctx) {
   return ctx.WaitOnFds(std::move(wait), ready, deadline, -EAGAIN, resource);
 }
 
-Disposition InputExecute(SyscallContext& ctx) {
+ExecuteAnswer InputExecute(SyscallContext& ctx) {
   return ctx.thread.transfer ? RunTransferPiece(ctx) : RunWhenFdsReady(ctx);
 }
 

@@ -105,10 +105,10 @@ Disposition IpcEntry(SyscallContext& ctx) {
   return Disposition::Point(search::OpKind::kSyscall, ctx.Arg(0), true);
 }
 
-Disposition IpcExecute(SyscallContext& ctx) {
+ExecuteAnswer IpcExecute(SyscallContext& ctx) {
   if (IsPosixQueue(ctx.thread.call.nr)) return RunWhenFdsReady(ctx);
-  if (Look(ctx) != Outlook::kWaits) return Disposition::Native();
-  return Disposition::Block();  // the wait its entry recorded
+  if (Look(ctx) != Outlook::kWaits) return ExecuteAnswer::Native();
+  return ExecuteAnswer::Block();  // the wait its entry recorded
 }
 
 bool IpcReady(SyscallContext& ctx) { return Look(ctx) != Outlook::kWaits; }

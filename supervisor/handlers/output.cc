@@ -70,7 +70,7 @@ Disposition OutputEntry(SyscallContext& ctx) {
   return ContinueTransfer(ctx, resource, true);
 }
 
-Disposition OutputExecute(SyscallContext& ctx) {
+ExecuteAnswer OutputExecute(SyscallContext& ctx) {
   return ctx.thread.transfer ? RunTransferPiece(ctx) : RunWhenFdsReady(ctx);
 }
 

@@ -144,20 +144,20 @@ Disposition PollEntry(SyscallContext& ctx) {
 }
 
 // The results of a poll that timed out, written by the supervisor: every revents cleared.
-Disposition PollNothingReady(SyscallContext& ctx) {
+TimeoutAnswer PollNothingReady(SyscallContext& ctx) {
   std::vector<pollfd> fds(ctx.Arg(1));  // a count the entry read already (ReadPollFds)
   const RemoteMemory memory = ctx.Memory();
-  if (!fds.empty() && !memory.Read(ctx.Arg(0), fds.data(), fds.size() * sizeof(pollfd))) return Disposition::Complete(-EFAULT);
+  if (!fds.empty() && !memory.Read(ctx.Arg(0), fds.data(), fds.size() * sizeof(pollfd))) return TimeoutAnswer::Complete(-EFAULT);
   for (pollfd& fd : fds) fd.revents = 0;
-  if (!fds.empty() && !memory.Write(ctx.Arg(0), fds.data(), fds.size() * sizeof(pollfd))) return Disposition::Complete(-EFAULT);
-  return Disposition::Complete(0);
+  if (!fds.empty() && !memory.Write(ctx.Arg(0), fds.data(), fds.size() * sizeof(pollfd))) return TimeoutAnswer::Complete(-EFAULT);
+  return TimeoutAnswer::Complete(0);
 }
 
 // The timeout passed: the kernel runs the call with a zero timeout, so it fills in the results
 // (no descriptor ready, the remaining time zero) as it would have. Where the timeout is an
 // argument, the program's own seccomp filter judges the changed call; if it would refuse it,
 // the supervisor writes what the kernel would have (epoll writes nothing when nothing is ready).
-Disposition PollTimedOut(SyscallContext& ctx) {
+TimeoutAnswer PollTimedOut(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
   const RemoteMemory memory = ctx.Memory();
   const timespec zero_ts{};
@@ -168,33 +168,33 @@ Disposition PollTimedOut(SyscallContext& ctx) {
       changed.SetArg(2, 0);
       if (!ctx.FiltersPermitChange(changed)) return PollNothingReady(ctx);
       thread.regs = changed;
-      return Disposition::NativeWithRegisters();
+      return TimeoutAnswer::NativeWithRegisters();
     case SYS_epoll_wait:
     case SYS_epoll_pwait:
       changed.SetArg(3, 0);
-      if (!ctx.FiltersPermitChange(changed)) return Disposition::Complete(0);
+      if (!ctx.FiltersPermitChange(changed)) return TimeoutAnswer::Complete(0);
       thread.regs = changed;
-      return Disposition::NativeWithRegisters();
+      return TimeoutAnswer::NativeWithRegisters();
     case SYS_ppoll:
-      if (memory.Write(thread.call.args[2], zero_ts)) return Disposition::Native();
+      if (memory.Write(thread.call.args[2], zero_ts)) return TimeoutAnswer::Native();
       break;
     case SYS_pselect6:
-      if (memory.Write(thread.call.args[4], zero_ts)) return Disposition::Native();
+      if (memory.Write(thread.call.args[4], zero_ts)) return TimeoutAnswer::Native();
       break;
     case SYS_select:
-      if (memory.Write(thread.call.args[4], zero_tv)) return Disposition::Native();
+      if (memory.Write(thread.call.args[4], zero_tv)) return TimeoutAnswer::Native();
       break;
     case SYS_epoll_pwait2: {
       const uint64_t scratch = (thread.regs.Sp() - kScratchBelowStack) & ~uint64_t{15};
       changed.SetArg(3, scratch);
       if (!ctx.FiltersPermitChange(changed) || !memory.Write(scratch, zero_ts)) break;
       thread.regs = changed;
-      return Disposition::NativeWithRegisters();
+      return TimeoutAnswer::NativeWithRegisters();
     }
     default:
       break;
   }
-  return Disposition::Complete(0);
+  return TimeoutAnswer::Complete(0);
 }
 
 }  // namespace

@@ -20,9 +20,9 @@ Disposition PublishEntry(SyscallContext& ctx) {
 }
 
 // Just before the kernel runs it: what the call finds depends on what ran before.
-Disposition PublishExecute(SyscallContext& ctx) {
+ExecuteAnswer PublishExecute(SyscallContext& ctx) {
   ctx.services.NoteSharedNames(ctx.thread);
-  return Disposition::Native();
+  return ExecuteAnswer::Native();
 }
 
 }  // namespace

@@ -39,13 +39,13 @@ Disposition SeccompEntry(SyscallContext& ctx) {
   return Disposition::NativeThenExit();  // the result says whether the kernel installed it
 }
 
-Disposition SeccompExit(SyscallContext& ctx) {
+ExitAnswer SeccompExit(SyscallContext& ctx) {
   const FilterRequest request = *RequestOf(ctx.thread.call);
   const int64_t result = ctx.thread.regs.Return();
   // Installed: 0, or the listener's descriptor with SECCOMP_FILTER_FLAG_NEW_LISTENER. A TSYNC
   // that some thread prevented answers that thread's id (or -ESRCH with TSYNC_ESRCH).
   const bool listener = (request.flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) != 0;
-  if (listener ? result < 0 : result != 0) return Disposition::Native();
+  if (listener ? result < 0 : result != 0) return ExitAnswer::Native();
   const RemoteMemory memory = ctx.Memory();
   const std::optional<sock_fprog> fprog = memory.Read<sock_fprog>(request.program);
   std::vector<sock_filter> program(fprog ? fprog->len : 0);
@@ -55,10 +55,10 @@ Disposition SeccompExit(SyscallContext& ctx) {
     // could have changed it since, and none ran.
     ctx.services.Notice("could not read the seccomp filter the program installed: calls chess-trace changes are "
                         "no longer checked against it");
-    return Disposition::Native();
+    return ExitAnswer::Native();
   }
   ctx.services.FilterInstalled(ctx.thread, std::move(program), (request.flags & SECCOMP_FILTER_FLAG_TSYNC) != 0);
-  return Disposition::Native();
+  return ExitAnswer::Native();
 }
 
 }  // namespace

@@ -43,25 +43,25 @@ Disposition SignalEntry(SyscallContext& ctx) {
 
 bool ActsAtOnce(int signal) { return signal == SIGCONT || signal == SIGKILL; }
 
-Disposition SignalExit(SyscallContext& ctx) {
+ExitAnswer SignalExit(SyscallContext& ctx) {
   const std::optional<SignalTarget> target = TargetOf(ctx);
   if (target && ctx.thread.regs.Return() == 0) {
     ctx.services.SettleSignalled(target->pid, target->thread, target->signal);
   }
-  return Disposition::Native();
+  return ExitAnswer::Native();
 }
 
-Disposition SignalExecute(SyscallContext& ctx) {
+ExecuteAnswer SignalExecute(SyscallContext& ctx) {
   const std::optional<SignalTarget> target = TargetOf(ctx);
   if (!target) {
     ctx.services.SignalSent(0, false);  // a pidfd: the target is not worth resolving
-    return Disposition::Native();
+    return ExecuteAnswer::Native();
   }
   // 0, -1, -pgid: possibly everyone.
   ctx.services.SignalSent(target->thread || target->pid > 0 ? target->pid : 0, target->thread);
   const bool settle = ActsAtOnce(target->signal) &&
                       ctx.services.SignalActsAtOnce(target->pid, target->thread, target->signal);
-  return settle ? Disposition::NativeThenExit() : Disposition::Native();
+  return settle ? ExecuteAnswer::NativeThenExit() : ExecuteAnswer::Native();
 }
 
 }  // namespace

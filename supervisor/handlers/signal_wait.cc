@@ -12,11 +12,11 @@ namespace chess::supervisor {
 namespace {
 
 // sigtimedwait takes a signal without a delivery stop: its result is looked at on the way out.
-Disposition SignalWaitInterrupted(SyscallContext& ctx, bool) {
+SignalAnswer SignalWaitInterrupted(SyscallContext& ctx, bool) {
   if (ctx.thread.call.nr == SYS_rt_sigtimedwait && ctx.Arg(1) != 0 && !ctx.thread.process->posix_timers.empty()) {
-    return Disposition::NativeThenExit();
+    return SignalAnswer::NativeThenExit();
   }
-  return Disposition::Native();
+  return SignalAnswer::Native();
 }
 
 Disposition SignalWaitEntry(SyscallContext& ctx) {
@@ -56,9 +56,9 @@ Disposition SignalWaitEntry(SyscallContext& ctx) {
   return ctx.BlockUntil({wait, deadline, -EAGAIN});
 }
 
-Disposition SignalWaitExit(SyscallContext& ctx) {
+ExitAnswer SignalWaitExit(SyscallContext& ctx) {
   if (ctx.thread.regs.Return() > 0) TimerSignalTakenByWait(ctx, ctx.Arg(1));
-  return Disposition::Complete(ctx.thread.regs.Return());
+  return ExitAnswer::Complete(ctx.thread.regs.Return());
 }
 
 }  // namespace

@@ -39,17 +39,17 @@ Disposition SleepEntry(SyscallContext& ctx) {
 
 // A handler interrupts the sleep: it returns EINTR with the time that was left of it (the
 // kernel, given the call afresh, would report the whole request as left).
-Disposition SleepInterrupted(SyscallContext& ctx, bool handled) {
-  if (!handled || !ctx.thread.wait || !ctx.thread.wait->deadline) return Disposition::Native();
+SignalAnswer SleepInterrupted(SyscallContext& ctx, bool handled) {
+  if (!handled || !ctx.thread.wait || !ctx.thread.wait->deadline) return SignalAnswer::Native();
   const bool is_nanosleep = ctx.thread.call.nr == SYS_nanosleep;
   const bool absolute = !is_nanosleep && (ctx.Arg(1) & TIMER_ABSTIME) != 0;
   const uint64_t remaining_address = is_nanosleep ? ctx.Arg(1) : ctx.Arg(3);
   if (!absolute && remaining_address != 0) {
     const int64_t left = std::max<int64_t>(*ctx.thread.wait->deadline - ctx.services.Time().Monotonic(), 0);
     const timespec remaining{static_cast<time_t>(left / kNanosPerSecond), static_cast<long>(left % kNanosPerSecond)};
-    if (!ctx.Memory().Write(remaining_address, remaining)) return Disposition::Complete(-EFAULT);
+    if (!ctx.Memory().Write(remaining_address, remaining)) return SignalAnswer::Complete(-EFAULT);
   }
-  return Disposition::Complete(-EINTR);
+  return SignalAnswer::Complete(-EINTR);
 }
 
 }  // namespace

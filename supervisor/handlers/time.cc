@@ -109,9 +109,9 @@ timeval Timeval(int64_t nanos) {
   return {static_cast<time_t>(nanos / kNanosPerSecond), static_cast<suseconds_t>(nanos % kNanosPerSecond / 1000)};
 }
 
-Disposition TimeExit(SyscallContext& ctx) {
+ExitAnswer TimeExit(SyscallContext& ctx) {
   const int64_t result = ctx.thread.regs.Return();
-  if (result != 0) return Disposition::Complete(result);
+  if (result != 0) return ExitAnswer::Complete(result);
   const RemoteMemory memory = ctx.Memory();
   if (ctx.thread.call.nr == SYS_sysinfo) {
     auto info = memory.Read<struct sysinfo>(ctx.Arg(0));
@@ -119,10 +119,10 @@ Disposition TimeExit(SyscallContext& ctx) {
       info->uptime = ctx.services.Time().Monotonic() / kNanosPerSecond;
       memory.Write(ctx.Arg(0), *info);
     }
-    return Disposition::Complete(0);
+    return ExitAnswer::Complete(0);
   }
   auto usage = memory.Read<rusage>(ctx.Arg(1));
-  if (!usage) return Disposition::Complete(0);
+  if (!usage) return ExitAnswer::Complete(0);
   int64_t cpu = 0;
   switch (static_cast<int>(ctx.Arg(0))) {
     case RUSAGE_SELF: cpu = ProcessCpu(ctx.services.Threads(), *ctx.thread.process); break;
@@ -132,7 +132,7 @@ Disposition TimeExit(SyscallContext& ctx) {
   usage->ru_utime = Timeval(cpu);
   usage->ru_stime = Timeval(0);
   memory.Write(ctx.Arg(1), *usage);
-  return Disposition::Complete(0);
+  return ExitAnswer::Complete(0);
 }
 
 }  // namespace

@@ -112,11 +112,12 @@ void RestoreStatusFlags(Thread::Transfer& t) {
   t.restore_fd = -1;
 }
 
-// The call returns `result`, with every register as the program left it but rax.
-Disposition Finish(Thread& thread, int64_t result) {
+// The call is to return `result` (passed through), with every register as the program left it
+// but rax: the transfer is over.
+int64_t Finish(Thread& thread, int64_t result) {
   thread.regs = thread.transfer->original;
   thread.transfer.reset();
-  return Disposition::Complete(result);
+  return result;
 }
 
 }  // namespace
@@ -156,26 +157,26 @@ Disposition ContinueTransfer(SyscallContext& ctx, uint64_t resource, bool is_wri
   return RunTransferPiece(ctx);
 }
 
-Disposition RunTransferPiece(SyscallContext& ctx) {
+ExecuteAnswer RunTransferPiece(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
   Thread::Transfer& t = *thread.transfer;
   FdCopy copy = ctx.CopyFd(t.fd);
   if (!copy) {
     // Closed by another thread meanwhile: the kernel answers EBADF, or the call returns what
     // it moved.
-    if (t.done > 0) return Finish(thread, static_cast<int64_t>(t.done));
+    if (t.done > 0) return ExecuteAnswer::Complete(Finish(thread, static_cast<int64_t>(t.done)));
     thread.regs = t.original;
     thread.transfer.reset();
-    return Disposition::NativeWithRegisters();
+    return ExecuteAnswer::NativeWithRegisters();
   }
   const short revents = copy.Poll(t.events);
   if ((revents & (t.events | POLLERR | POLLHUP | POLLNVAL)) == 0) {
     IoWait wait{{{t.fd, t.events}}};
     wait.held.push_back(std::move(copy));
     thread.wait = Wait{std::move(wait)};
-    return Disposition::Block();
+    return ExecuteAnswer::Block();
   }
-  if (t.may_block) return Disposition::NativeThenExit();  // the kernel may sleep; the watchdog covers it
+  if (t.may_block) return ExecuteAnswer::NativeThenExit();  // the kernel may sleep; the watchdog covers it
   const CallShape shape = ShapeOf(thread.call.nr);
   // A flag of the call's own where it has one — unless the program's own seccomp filter
   // refuses the call with the flags changed; then the descriptor's, which no filter sees.
@@ -195,10 +196,10 @@ Disposition RunTransferPiece(SyscallContext& ctx) {
       t.restore_fd = copy.Release();
     }
   }
-  return Disposition::NativeThenExit();
+  return ExecuteAnswer::NativeThenExit();
 }
 
-Disposition FinishTransferPiece(SyscallContext& ctx) {
+ExitAnswer FinishTransferPiece(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
   Thread::Transfer& t = *thread.transfer;
   RestoreStatusFlags(t);
@@ -207,7 +208,7 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
   const bool progress = result > 0;
   const bool more = t.done < t.total && (progress || result == -EAGAIN);
   if (!more) {
-    if (t.done > 0) return Finish(thread, static_cast<int64_t>(t.done));
+    if (t.done > 0) return ExitAnswer::Complete(Finish(thread, static_cast<int64_t>(t.done)));
     if (IsRestart(result)) {
       // Interrupted before moving anything: the kernel restarts the call or fails it with
       // EINTR, as the signal's handler says. The arguments must be the program's again.
@@ -216,9 +217,9 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
       thread.regs.SetReturn(result);
       thread.regs.raw().rip = at_exit.Ip();
       thread.transfer.reset();
-      return Disposition::NativeWithRegisters();
+      return ExitAnswer::NativeWithRegisters();
     }
-    return Finish(thread, result);
+    return ExitAnswer::Complete(Finish(thread, result));
   }
   // Nothing moved though the descriptor was ready (a datagram larger than the free space):
   // the next piece may block, as the call would have.
@@ -226,7 +227,7 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
   Registers rewound;
   if (!RemainderRegisters(thread, rewound)) {
     // The remainder cannot be described (no room below the stack): a short count.
-    if (t.done > 0) return Finish(thread, static_cast<int64_t>(t.done));
+    if (t.done > 0) return ExitAnswer::Complete(Finish(thread, static_cast<int64_t>(t.done)));
     t.may_block = true;
     rewound = t.original;
   }
@@ -235,21 +236,23 @@ Disposition FinishTransferPiece(SyscallContext& ctx) {
   // The remainder is a call the thread makes afresh, which its own seccomp filter judges: one
   // it would refuse is not made, and the call returns the count so far, as when the remainder
   // cannot be described.
-  if (t.done > 0 && !ctx.FiltersPermitReentry(rewound)) return Finish(thread, static_cast<int64_t>(t.done));
+  if (t.done > 0 && !ctx.FiltersPermitReentry(rewound)) {
+    return ExitAnswer::Complete(Finish(thread, static_cast<int64_t>(t.done)));
+  }
   for (int i = 0; i < 6; ++i) t.reentry_args[i] = rewound.Arg(i);
   thread.regs = rewound;
-  if (t.may_block) return Disposition::NativeWithRegisters();  // re-entered at once
+  if (t.may_block) return ExitAnswer::NativeWithRegisters();  // re-entered at once
   IoWait wait{{{t.fd, t.events}}};
   if (FdCopy copy = ctx.CopyFd(t.fd)) wait.held.push_back(std::move(copy));
   thread.wait = Wait{std::move(wait)};
-  return Disposition::Block();
+  return ExitAnswer::StayInside();
 }
 
-Disposition TransferTimedOut(SyscallContext& ctx) {
+TimeoutAnswer TransferTimedOut(SyscallContext& ctx) {
   Thread& thread = ctx.thread;
-  if (!thread.transfer) return Disposition::Complete(-EAGAIN);
+  if (!thread.transfer) return TimeoutAnswer::Complete(-EAGAIN);
   const uint64_t done = thread.transfer->done;
-  return Finish(thread, done > 0 ? static_cast<int64_t>(done) : -EAGAIN);
+  return TimeoutAnswer::Complete(Finish(thread, done > 0 ? static_cast<int64_t>(done) : -EAGAIN));
 }
 
 void DropTransfer(Thread& thread) {
@@ -265,9 +268,7 @@ void AbandonTransfer(Thread& thread) {
   if (t.done > 0) {
     // A blocking call interrupted after moving data returns the count; the signal is taken
     // when the thread leaves the call.
-    const auto done = static_cast<int64_t>(t.done);
-    Finish(thread, done);
-    thread.parked.result = done;
+    thread.parked.result = Finish(thread, static_cast<int64_t>(t.done));
     return;
   }
   // Nothing moved: the kernel runs the call from the start and sees the signal itself.

@@ -18,18 +18,18 @@ void StartTransfer(SyscallContext& ctx, const FdCopy& file, int fd);
 
 // The deferred operation: waits until the descriptor is ready, then runs one piece that cannot
 // block, stopping at its syscall exit.
-Disposition RunTransferPiece(SyscallContext& ctx);
+ExecuteAnswer RunTransferPiece(SyscallContext& ctx);
 
 // At the entry (or re-entry) of a transfer: a scheduling point when I/O makes points, else
 // the next piece at once.
 Disposition ContinueTransfer(SyscallContext& ctx, uint64_t resource, bool is_write = false);
 
 // The syscall-exit stop of a piece: the call returns, or the thread stays inside it.
-Disposition FinishTransferPiece(SyscallContext& ctx);
+ExitAnswer FinishTransferPiece(SyscallContext& ctx);
 
 // The descriptor's timeout (SO_SNDTIMEO, SO_RCVTIMEO) passed: the call returns what it moved,
 // or EAGAIN.
-Disposition TransferTimedOut(SyscallContext& ctx);
+TimeoutAnswer TransferTimedOut(SyscallContext& ctx);
 
 // Ends a transfer early for a signal, as the kernel would: with what was moved if anything was
 // (the registers are set for that), or by letting the kernel run the call afresh.

@@ -27,10 +27,10 @@ Changes WantedChanges(bool is_wait4, uint64_t options) {
 
 namespace {
 
-Disposition WaitForChildren(SyscallContext& ctx) {
+ExecuteAnswer WaitForChildren(SyscallContext& ctx) {
   const bool is_wait4 = ctx.thread.call.nr == SYS_wait4;
   const uint64_t options = is_wait4 ? ctx.Arg(2) : ctx.Arg(3);
-  if (options & WNOHANG) return Disposition::Native();
+  if (options & WNOHANG) return ExecuteAnswer::Native();
   // Which children the call waits for; process groups are not tracked, so a group wait counts
   // every child (the kernel still applies the group when it runs the call).
   pid_t only = 0;
@@ -39,7 +39,7 @@ Disposition WaitForChildren(SyscallContext& ctx) {
     if (pid > 0) only = pid;
   } else {
     if (ctx.Arg(0) == P_PID) only = static_cast<pid_t>(ctx.Arg(1));
-    if (ctx.Arg(0) == P_PIDFD) return Disposition::Native();
+    if (ctx.Arg(0) == P_PIDFD) return ExecuteAnswer::Native();
   }
   const Changes wanted = WantedChanges(is_wait4, options);
   bool any_child = false;
@@ -47,14 +47,14 @@ Disposition WaitForChildren(SyscallContext& ctx) {
     if (process->parent != ctx.thread.process->tgid || (only != 0 && process->program_pid != only)) continue;
     const ChildState state = StateOf(tgid);
     if (state == ChildState::kGone) continue;
-    if (state == ChildState::kZombie && wanted.exit) return Disposition::Native();  // reaped at once
+    if (state == ChildState::kZombie && wanted.exit) return ExecuteAnswer::Native();  // reaped at once
     if (wanted.Collects(process->job_change)) {
       process->job_change = Process::JobChange::kNone;  // the kernel reports it now
-      return Disposition::Native();
+      return ExecuteAnswer::Native();
     }
     any_child = true;
   }
-  if (!any_child) return Disposition::Native();  // ECHILD, or a child chess-trace does not know
+  if (!any_child) return ExecuteAnswer::Native();  // ECHILD, or a child chess-trace does not know
   return ctx.BlockUntil({ChildWait{}});
 }
 

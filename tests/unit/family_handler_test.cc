@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <set>
+#include <type_traits>
 
 #include "supervisor/handlers/handler.h"
 
@@ -43,6 +45,54 @@ TEST(HandlerFor, ReturnsTheHandlerTheSwitchReturned) {
     EXPECT_EQ(actual.ready, expected.ready) << name;
     EXPECT_EQ(actual.on_signal, expected.on_signal) << name;
   }
+}
+
+// Each hook's answer type holds only what is legal there: an illegal answer does not compile.
+template <typename Answer>
+concept AnswersPoint = requires { Answer::Point(search::OpKind::kSyscall, 0); };
+template <typename Answer>
+concept AnswersYield = requires { Answer::Yield(0); };
+template <typename Answer>
+concept AnswersBlock = requires { Answer::Block(); };
+template <typename Answer>
+concept AnswersNativeThenExit = requires { Answer::NativeThenExit(); };
+template <typename Answer>
+concept AnswersStayInside = requires { Answer::StayInside(); };
+template <typename Answer>
+concept AnswersNativeWithRegisters = requires { Answer::NativeWithRegisters(); };
+
+static_assert(AnswersPoint<Disposition> && AnswersYield<Disposition> && AnswersBlock<Disposition>);
+static_assert(!AnswersPoint<ExecuteAnswer> && !AnswersYield<ExecuteAnswer>);
+static_assert(AnswersBlock<ExecuteAnswer> && AnswersNativeThenExit<ExecuteAnswer>);
+static_assert(AnswersStayInside<ExitAnswer> && AnswersNativeWithRegisters<ExitAnswer>);
+static_assert(!AnswersPoint<ExitAnswer> && !AnswersBlock<ExitAnswer> && !AnswersNativeThenExit<ExitAnswer>);
+static_assert(AnswersNativeWithRegisters<TimeoutAnswer>);
+static_assert(!AnswersBlock<TimeoutAnswer> && !AnswersNativeThenExit<TimeoutAnswer> && !AnswersPoint<TimeoutAnswer>);
+static_assert(AnswersNativeThenExit<SignalAnswer>);
+static_assert(!AnswersBlock<SignalAnswer> && !AnswersNativeWithRegisters<SignalAnswer> && !AnswersPoint<SignalAnswer>);
+// Answered at every stop: plain values that come back in two registers.
+static_assert(std::is_trivially_copyable_v<ExecuteAnswer> && sizeof(ExecuteAnswer) <= 16);
+static_assert(std::is_trivially_copyable_v<ExitAnswer> && sizeof(ExitAnswer) <= 16);
+static_assert(std::is_trivially_copyable_v<TimeoutAnswer> && sizeof(TimeoutAnswer) <= 16);
+static_assert(std::is_trivially_copyable_v<SignalAnswer> && sizeof(SignalAnswer) <= 16);
+
+void ExpectSame(const Disposition& actual, const Disposition& expected) {
+  EXPECT_EQ(actual.kind, expected.kind);
+  EXPECT_EQ(actual.value, expected.value);
+  EXPECT_EQ(actual.registers_changed, expected.registers_changed);
+}
+
+// An entry reuses the logic of `execute` and `on_signal` (a wait4 that need not be a point, a
+// signal already pending at a sigsuspend): their answers mean the same there.
+TEST(Answers, ThoseOfExecuteAndOnSignalAreTheSameAnswersAtEntry) {
+  ExpectSame(ExecuteAnswer::Complete(-EAGAIN), Disposition::Complete(-EAGAIN));
+  ExpectSame(ExecuteAnswer::Native(), Disposition::Native());
+  ExpectSame(ExecuteAnswer::NativeWithRegisters(), Disposition::NativeWithRegisters());
+  ExpectSame(ExecuteAnswer::NativeThenExit(), Disposition::NativeThenExit());
+  ExpectSame(ExecuteAnswer::Block(), Disposition::Block());
+  ExpectSame(SignalAnswer::Complete(-EINTR), Disposition::Complete(-EINTR));
+  ExpectSame(SignalAnswer::Native(), Disposition::Native());
+  ExpectSame(SignalAnswer::NativeThenExit(), Disposition::NativeThenExit());
 }
 
 }  // namespace

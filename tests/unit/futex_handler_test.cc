@@ -82,22 +82,28 @@ class FutexHandlerTest : public ::testing::Test {
     return thread;
   }
 
-  // Runs the entry half, and the deferred half when the entry asks for a scheduling point.
-  Disposition Call(Thread& thread, long nr, std::initializer_list<uint64_t> args) {
+  // The thread stops at the call `nr` with `args`.
+  SyscallContext Trap(Thread& thread, long nr, std::initializer_list<uint64_t> args) {
     thread.call.nr = nr;
     int i = 0;
     for (uint64_t arg : args) thread.call.args[i++] = arg;
     for (; i < 6; ++i) thread.call.args[i] = 0;
-    SyscallContext context{thread, services_};
-    FamilyHandler handler = FutexHandler();
-    Disposition disposition = handler.on_entry(context);
-    if (disposition.kind == Disposition::Kind::kPoint) disposition = handler.execute(context);
+    return {thread, services_};
+  }
+
+  // Runs the entry half, and the deferred half when the entry asks for a scheduling point (an
+  // answer of `execute` is one at entry too).
+  Disposition Call(Thread& thread, long nr, std::initializer_list<uint64_t> args) {
+    SyscallContext context = Trap(thread, nr, args);
+    Disposition disposition = handler_.on_entry(context);
+    if (disposition.kind == Disposition::Kind::kPoint) disposition = handler_.execute(context);
     if (disposition.kind == Disposition::Kind::kBlock) thread.state = ThreadState::kBlocked;
     return disposition;
   }
 
   static uint64_t Addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+  const FamilyHandler handler_ = FutexHandler();
   FakeServices services_;
   Process& process_;
   std::mutex mutex_;
@@ -191,6 +197,30 @@ TEST_F(FutexHandlerTest, PiLockIsHandedToTheFirstWaiterOnUnlock) {
   EXPECT_EQ(word, static_cast<uint32_t>(waiter.tid));
   EXPECT_EQ(waiter.state, ThreadState::kReady);
   EXPECT_EQ(waiter.parked.result, 0);
+}
+
+// A free PI lock is a visible acquisition: a point at entry; whoever holds it when the thread
+// is picked decides what its `execute` answers.
+TEST_F(FutexHandlerTest, LockPiOnAFreeLockIsAPointAndIsTakenOrWaitedForWhenPicked) {
+  Thread& locker = NewThread();
+  Thread& other = NewThread();
+  uint32_t word = 0;
+  SyscallContext context = Trap(locker, SYS_futex, {Addr(&word), FUTEX_LOCK_PI_PRIVATE, 0});
+  const Disposition entry = handler_.on_entry(context);
+  EXPECT_EQ(entry.kind, Disposition::Kind::kPoint);
+  EXPECT_EQ(entry.op, search::OpKind::kFutexWait);
+  EXPECT_EQ(entry.resource, Addr(&word));
+  const ExecuteAnswer taken = handler_.execute(context);
+  EXPECT_EQ(taken.kind, ExecuteAnswer::Kind::kComplete);
+  EXPECT_EQ(taken.value, 0);
+  EXPECT_EQ(word, static_cast<uint32_t>(locker.tid));
+
+  word = 0;
+  SyscallContext late = Trap(other, SYS_futex, {Addr(&word), FUTEX_LOCK_PI_PRIVATE, 0});
+  EXPECT_EQ(handler_.on_entry(late).kind, Disposition::Kind::kPoint);
+  word = static_cast<uint32_t>(locker.tid);  // taken in user space before `other` is picked
+  EXPECT_EQ(handler_.execute(late).kind, ExecuteAnswer::Kind::kBlock);
+  EXPECT_EQ(word, static_cast<uint32_t>(locker.tid) | FUTEX_WAITERS);
 }
 
 TEST_F(FutexHandlerTest, TrylockPiOnAnOwnedLockSaysAgainAndOnAFreeOneTakesIt) {
