@@ -3,7 +3,7 @@
 namespace chess::trace {
 
 search::ThreadId TraceRecorder::PickThread(const search::SchedulingContext& context) {
-  const search::ThreadId picked = inner_.PickThread(context);
+  const search::ThreadId picked = Inner().PickThread(context);
   writer_.WriteDecision(search::Decided(context, picked));
   return picked;
 }

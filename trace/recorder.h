@@ -13,25 +13,12 @@
 
 namespace chess::trace {
 
-class TraceRecorder final : public search::Strategy, public search::ExecutionLog {
+class TraceRecorder final : public search::ForwardingStrategy, public search::ExecutionLog {
  public:
-  TraceRecorder(search::Strategy& inner, TraceWriter& writer) : inner_(inner), writer_(writer) {}
+  TraceRecorder(search::Strategy& inner, TraceWriter& writer) : ForwardingStrategy(inner), writer_(writer) {}
 
   // search::Strategy: the inner strategy decides; the decision is written down.
-  void BeginExecution() override { inner_.BeginExecution(); }
   [[nodiscard]] search::ThreadId PickThread(const search::SchedulingContext& context) override;
-  [[nodiscard]] std::optional<std::string> Divergence() const override { return inner_.Divergence(); }
-  [[nodiscard]] std::optional<search::StrategyVerdict> Verdict() const override { return inner_.Verdict(); }
-  [[nodiscard]] bool MayInterrupt(search::ThreadId thread, uint64_t points) const override {
-    return inner_.MayInterrupt(thread, points);
-  }
-  [[nodiscard]] std::optional<bool> YieldsAt(search::ThreadId thread, uint64_t points) const override {
-    return inner_.YieldsAt(thread, points);
-  }
-  [[nodiscard]] bool InterruptedBefore(search::ThreadId thread, uint64_t points) const override {
-    return inner_.InterruptedBefore(thread, points);
-  }
-  [[nodiscard]] std::string Describe() const override { return inner_.Describe(); }
 
   // search::ExecutionLog.
   void ThreadStarted(search::ThreadId thread, int64_t pid, int64_t tid) override;
@@ -43,7 +30,6 @@ class TraceRecorder final : public search::Strategy, public search::ExecutionLog
   const ObjectNames& Names() const { return names_; }
 
  private:
-  search::Strategy& inner_;
   TraceWriter& writer_;
   ObjectNames names_;
 };
