@@ -1,5 +1,6 @@
 // Scheduling: which thread runs next, and resuming it. Every choice goes through the strategy;
 // this file only computes who *can* run and carries the choice out.
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -72,7 +73,7 @@ bool Supervisor::AnySleeper() const {
 }
 
 void Supervisor::FireDueDeadlines() {
-  if (virtual_clock_ != nullptr) timers_.FireDue(ProgramNow(), signal_checks_);
+  if (virtual_clock_ != nullptr) timers_.FireDue(ProgramNow(), signal_scan_);
   const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || !thread->wait || !thread->wait->deadline ||
@@ -130,14 +131,16 @@ void Supervisor::ScheduleNext() {
         if (PendingStopSignal() || result_) return;
         continue;
       }
-      const bool outside = AnyWaiterOnOutside();
+      const uint64_t isolated = IsolatedNamespaces();
+      const TreeScope scope{virtual_clock_ != nullptr, (isolated & kPrivateTmp) != 0, (isolated & CLONE_NEWNET) != 0};
+      const bool outside = waiters_.AnyOnOutside(execution_.dispatches, WallNow(), scope);
       if (outside && options_.external_wait && WallNow() - last_progress_ > options_.external_wait->count()) {
         FinishAsHang();
         return;
       }
-      if (earliest && virtual_clock_ != nullptr && !(outside && WaitsOnOutsideData())) {
+      if (earliest && virtual_clock_ != nullptr && !(outside && waiters_.WaitsOnOutsideData())) {
         // A signal already pending (from outside the tree, say) comes first.
-        signal_check_all_ = true;
+        signal_scan_.LookAtAll();
         if (ReleaseThreadsWithPendingSignals()) continue;
         // Virtual time: nothing can happen before the earliest deadline, so it is now. Sleepers
         // wake in deadline order, and a sleep costs no wall time. (Input expected from outside
@@ -164,7 +167,7 @@ void Supervisor::ScheduleNext() {
       }
       // A pending signal (a SIGCHLD handler, say) may still wake someone: look before
       // declaring a deadlock.
-      signal_check_all_ = true;
+      signal_scan_.LookAtAll();
       if (ReleaseThreadsWithPendingSignals()) continue;
       if (options_.stop_at_failure) {
         HandOver("at the deadlock");
@@ -302,7 +305,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   // at once. It is looked for at the next decision, as for a signal sent now.
   if (reason == search::StopReason::kBlocked && thread.wait) {
     const std::optional<SignalWait> signals = thread.wait->Signals();
-    if (signals && (signals->mask || signals->awaited != 0)) signal_checks_.insert(thread.process->tgid);
+    if (signals && (signals->mask || signals->awaited != 0)) signal_scan_.MayHaveSignal(thread.process->tgid);
   }
   // Where: after how many of its syscalls. An interrupt presented at a syscall the thread has
   // not entered yet (a replay's, see OnSeccompStop) came before that syscall.

@@ -295,11 +295,11 @@ void Supervisor::OnTick() {
     ReleaseReadyWaiters();
   }
   // Interrupting is pointless when no other thread could use the CPU.
-  const bool others_runnable = AnyOtherRunnable(*running_) || (virtual_clock_ != nullptr && AnyWaiterReady());
+  const bool others_runnable = AnyOtherRunnable(*running_) || (virtual_clock_ != nullptr && !waiters_.FindReady().empty());
   // In virtual time a sleeper's deadline comes only as the running thread uses up slices.
   const bool sleepers = virtual_clock_ != nullptr && AnySleeper();
   // Waiters on the outside become runnable only when looked at: look often while there are any.
-  AdjustTick(others_runnable || sleepers || AnyWaiterOnEvents());
+  AdjustTick(others_runnable || sleepers || waiters_.AnyOnEvents());
   if (!others_runnable && !sleepers) return;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
@@ -489,7 +489,7 @@ void Supervisor::EnterSyscall(Thread& thread) {
   }
   thread.call.family = row->family;
   CheckStopDataIsFamily(thread);
-  if (ProgramWantsItsTracer(thread)) {
+  if (ProgramWantsItsTracer(thread, virtual_clock_ != nullptr)) {
     Apply(thread, Disposition::Complete(-ENOSYS));
     return;
   }
@@ -618,7 +618,13 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
   if (signal == SIGTRAP && &thread == running_ && OnHypercallTrap(thread)) return;
-  if (signal == SIGSYS && &thread == running_ && CheckTrappedByFilter(thread)) return;
+  if (signal == SIGSYS && &thread == running_) {
+    // Its filter's RET_TRAP for a call chess-trace made it make?
+    if (auto why = InterferenceTrapped(thread, virtual_clock_ != nullptr)) {
+      Finish(search::Outcome::kError, *why);
+      return;
+    }
+  }
   PrefixNotForkable();  // a copy of the process would not get it
   if (&thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that

@@ -34,7 +34,7 @@ std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) cons
                             process.posix_timers.empty() && process.timerfds.empty() &&
                             process.job_change == Process::JobChange::kNone;
   if (prefix_forkable_ && thread.Idle() && process_idle && futexes_.Empty() && early_stops_.empty() &&
-      signal_checks_.empty() && !signal_check_all_ && crash_threads_.empty()) {
+      signal_scan_.NothingNoted() && crash_threads_.empty()) {
     return std::nullopt;
   }
   return "before its first thread, the program did what a copy of its process would not repeat (a futex, a "

@@ -24,7 +24,7 @@ void SupervisorServices::Refuse(const Thread& thread, const std::string& call, i
   Notice("refused " + call + ": " + why + "; the program sees " + std::string(strerrorname_np(error)));
 }
 
-void SupervisorServices::SignalSent(pid_t pid, bool thread) { supervisor_.SignalSent(pid, thread); }
+void SupervisorServices::SignalSent(pid_t pid, bool thread) { supervisor_.signal_scan_.SignalSent(pid, thread); }
 
 bool SupervisorServices::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
   return supervisor_.SignalActsAtOnce(pid, thread, signal);
