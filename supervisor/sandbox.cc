@@ -15,6 +15,7 @@
 #include "seccomp/hypercall_abi.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/world/fork_server.h"
 
 namespace chess::supervisor {
 namespace {
@@ -227,6 +228,44 @@ std::optional<std::string> InterferenceTrapped(const Thread& thread, bool vdso_h
   uint64_t args[6];
   for (int i = 0; i < 6; ++i) args[i] = regs.Arg(i);
   return Interference(info.si_syscall, args, vdso_hidden);
+}
+
+std::optional<std::string> FiltersRefuseTemplate(const Thread& thread, int fresh, bool enters_cwd) {
+  if (thread.filters.Empty()) return std::nullopt;
+  const Registers& at = thread.regs;
+  auto refusal = [&thread](const char* what, const seccomp::SyscallData& call, bool recheck) -> std::optional<std::string> {
+    if (FiltersPermit(thread, call, recheck)) return std::nullopt;
+    const std::optional<uint32_t> verdict = ProgramVerdict(thread, call);
+    return std::string("the program's own seccomp filter answers ") +
+           (verdict ? seccomp::DescribeVerdict(*verdict) : "nothing it could run") + " for " + what;
+  };
+  // The clone that forks the template (and every execution from it), in place of the root's.
+  const Registers clone = TemplateCloneCall(at, thread.clear_child_tid, fresh);
+  if (auto why = refusal("the clone that would fork the template", SeccompDataOf(SYS_clone, clone, at.Ip()), true)) {
+    return why;
+  }
+  // Each forked process then makes the root's own call again, afresh…
+  if (auto why = refusal("the template point's call made again", SeccompDataOf(at.SyscallNr(), at, at.Ip()), false)) {
+    return why;
+  }
+  // …after set_robust_list, which a fork does not carry over, and the chdir into a private
+  // working directory of its own (the name's address is below the stack, as the injection
+  // puts it; a filter is unlikely to look at it).
+  Registers rewound = at;
+  rewound.RewindToSyscall(at.SyscallNr());
+  if (thread.robust_list != 0) {
+    const Registers robust = RobustListCall(rewound, thread.robust_list);
+    if (auto why = refusal("the set_robust_list each forked process needs",
+                           SeccompDataOf(SYS_set_robust_list, robust, at.Ip()), false)) {
+      return why;
+    }
+  }
+  if (enters_cwd) {
+    const Registers chdir = EnterDirectoryCall(rewound, rewound.Sp() - 256);
+    return refusal("the chdir each forked process needs into its private working directory",
+                   SeccompDataOf(SYS_chdir, chdir, at.Ip()), false);
+  }
+  return std::nullopt;
 }
 
 }  // namespace chess::supervisor

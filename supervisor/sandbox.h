@@ -59,6 +59,11 @@ std::optional<std::string> InterferenceKilled(const Thread& thread, bool vdso_hi
 // execution then ends as chess-trace's error).
 std::optional<std::string> InterferenceTrapped(const Thread& thread, bool vdso_hidden);
 
+// Why the thread's own filters would refuse a call the fork server injects to make or fork the
+// template at this stop (`fresh`: the namespaces each forked process gets afresh; `enters_cwd`:
+// each enters a private working directory); nullopt when they would not.
+std::optional<std::string> FiltersRefuseTemplate(const Thread& thread, int fresh, bool enters_cwd);
+
 // A debug build's check that the data bits of the thread's seccomp stop are the family the
 // syscall table gave its call, when chess-trace's filter wrote them: they are the program's when
 // its own filter answers SECCOMP_RET_TRACE too. The supervisor does not read them otherwise (see

@@ -17,6 +17,7 @@
 #include "supervisor/report/symbolizer.h"
 #include "supervisor/report/thread_report.h"
 #include "supervisor/report/waits_for.h"
+#include "supervisor/schedulable.h"
 
 namespace chess::supervisor {
 namespace {
@@ -24,24 +25,7 @@ namespace {
 // How far virtual time moves at each scheduling decision.
 constexpr int64_t kDecisionTick = 1'000;
 
-bool Schedulable(const Thread& thread) {
-  return !thread.process->dying &&
-         (thread.state == ThreadState::kReady || thread.state == ThreadState::kExternal);
-}
-
 }  // namespace
-
-std::vector<search::ThreadId> Supervisor::TimedThreads() const {
-  std::vector<search::ThreadId> timed;
-  // Under real time a deadline cannot be made to come sooner.
-  if (virtual_clock_ == nullptr) return timed;
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline && !thread->process->dying) {
-      timed.push_back(thread->id);
-    }
-  }
-  return timed;
-}
 
 void Supervisor::FireEarly(Thread& thread) {
   // Time jumps to its deadline, as if every thread that could have run had been slow: whatever
@@ -50,26 +34,19 @@ void Supervisor::FireEarly(Thread& thread) {
   FireDueDeadlines();
 }
 
-std::vector<search::ThreadId> Supervisor::EnabledThreads() const {
-  std::vector<search::ThreadId> enabled;
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (Schedulable(*thread)) enabled.push_back(thread->id);
+bool Supervisor::ReleaseReadyWaiters() {
+  const std::vector<Thread*>& ready = waiters_.FindReady();
+  for (Thread* thread : ready) {
+    // Its operation runs again when it is picked, and looks again: another thread may take
+    // the data or the lock first. A thread inside a transfer re-enters its call instead.
+    thread->state = ThreadState::kReady;
+    if (thread->parked.at == ParkedCall::At::kExit) {
+      thread->wait.reset();
+    } else {
+      thread->parked.at = ParkedCall::At::kOperationPending;
+    }
   }
-  return enabled;
-}
-
-bool Supervisor::AnyOtherRunnable(const Thread& thread) const {
-  for (const auto& [id, other] : threads_.Live()) {
-    if (other != &thread && Schedulable(*other)) return true;
-  }
-  return false;
-}
-
-bool Supervisor::AnySleeper() const {
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) return true;
-  }
-  return timers_.Earliest().has_value();
+  return !ready.empty();
 }
 
 void Supervisor::FireDueDeadlines() {
@@ -106,7 +83,7 @@ void Supervisor::ScheduleNext() {
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
     ReleaseReadyWaiters();
-    const std::vector<search::ThreadId> enabled = EnabledThreads();
+    const std::vector<search::ThreadId> enabled = EnabledThreads(threads_);
     if (enabled.empty()) {
       std::optional<MonoNanos> earliest;
       bool dying = false;
@@ -178,7 +155,8 @@ void Supervisor::ScheduleNext() {
       result_->waits_for_cycle = ExplainWaits(threads_, futexes_, result_->threads);
       return;
     }
-    const std::vector<search::ThreadId> timed = TimedThreads();
+    // Under real time a deadline cannot be made to come sooner.
+    const std::vector<search::ThreadId> timed = virtual_clock_ != nullptr ? TimedThreads(threads_) : std::vector<search::ThreadId>{};
     search::SchedulingContext context;
     context.enabled = enabled;
     context.timed = timed;
@@ -285,7 +263,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   running_ = &thread;
   ++execution_.dispatches;
   outside_poll_nanos_ = 0;
-  if (AnyOtherRunnable(thread)) AdjustTick(true);
+  if (AnyOtherSchedulable(threads_, thread)) AdjustTick(true);
   Resume(thread, std::exchange(thread.pending_signal, 0));
   return true;
 }

@@ -17,6 +17,7 @@
 #include "supervisor/execution_state.h"
 #include "supervisor/fd_probe.h"
 #include "supervisor/handlers/futex_table.h"
+#include "supervisor/instruction_scan.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
 #include "supervisor/signal_scan.h"
@@ -51,15 +52,10 @@ class Supervisor final {
   void SettleSignalled(pid_t pid, bool thread, int signal);
   // The tree's processes a kill-like call for `pid` reaches (job_control.cc).
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
-  void NoteSharedNames(const Thread& thread);
-  bool IoPointOn(const FdCopy& file);
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
-  // Remembers the files the root process starts with (io.cc): operations on them are never
-  // I/O points.
-  void RememberStartingFiles();
 
   // Threads waiting on descriptors or objects that the WaiterScan finds ready can go on: their
-  // operation runs again when they are picked (io.cc).
+  // operation runs again when they are picked (scheduling.cc).
   bool ReleaseReadyWaiters();
 
   // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
@@ -103,10 +99,6 @@ class Supervisor final {
   void HandOver(const std::string& where);
   // The observer's view of the thread's syscall; false when it ended the execution.
   bool Observe(Thread& thread, const search::SyscallEvent& event);
-  // rdrand/rdseed sites in what `tid`'s process has mapped (instruction_scan.h), files cached.
-  std::vector<std::string> UntrappableSites(pid_t tid);
-  // Whether `signal`, delivered to `thread` now, ends its process (default action, not caught).
-  bool KillsProcess(const Thread& thread, int signal);
   // Lets a thread stopped at its call go, as its ParkedCall says: stores the emulated result
   // and edited registers, and resumes it to the call's exit when its handler or an observer
   // wants to see that (with `signal` delivered otherwise). The one way out of a call's stop.
@@ -166,9 +158,6 @@ class Supervisor final {
   bool AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread);
   // A syscall or stop of the prefix that a copy of the process would not repeat: no template.
   void PrefixNotForkable() { prefix_forkable_ = false; }
-  // Why the program's own filters would refuse a call the fork server injects to make or fork
-  // the template at this stop; nullopt when they would not.
-  std::optional<std::string> WhyFiltersRefuseTemplate(const Thread& thread, int fresh) const;
 
   // Scheduling (scheduling.cc).
   void ScheduleNext();
@@ -176,14 +165,8 @@ class Supervisor final {
   void Park(Thread& thread, search::StopReason reason);
   void CompleteSyscall(Thread& thread, int64_t value);
   void FireDueDeadlines();
-  bool AnyOtherRunnable(const Thread& thread) const;
-  bool AnySleeper() const;
-
-  // Blocked threads with a deadline that a search may fire ahead of time (design §3).
-  std::vector<search::ThreadId> TimedThreads() const;
   // Makes `thread`'s deadline come now: virtual time jumps to it.
   void FireEarly(Thread& thread);
-  std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();
   // Ends the execution as `timeout` once it has run longer than execution_timeout.
@@ -232,7 +215,7 @@ class Supervisor final {
   MonoNanos event_time_ = 0;       // see EventTime()
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
-  std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
+  UntrappableSites untrappable_sites_;
   std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   pid_t root_pid_ = 0;
   int isolated_ = 0;
