@@ -15,6 +15,7 @@
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/report/symbolizer.h"
+#include "supervisor/report/sync_object_names.h"
 #include "supervisor/report/thread_report.h"
 #include "supervisor/report/waits_for.h"
 #include "supervisor/schedulable.h"
@@ -181,7 +182,7 @@ void Supervisor::ScheduleNext() {
     if (last_ != nullptr && options_.backtrace_before.count(execution_.points) != 0) {
       execution_.decision_stacks[execution_.points] = CaptureBacktrace(last_->tid);
     }
-    if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) NameSyncObject(*last_);
+    if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) sync_object_names_.Name(*last_, *log_);
     const search::ThreadId picked = strategy_.PickThread(context);
     if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) {
       execution_.images.Choice(last_->process->image);
@@ -374,15 +375,6 @@ std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
     cycles.push_back(std::move(repeated));
   }
   return cycles;
-}
-
-void Supervisor::NameSyncObject(const Thread& thread) {
-  if (!log_->WantsObjectNames()) return;
-  const uint64_t address = thread.point.resource;
-  if (!named_objects_.emplace(thread.process->address_space, address).second) return;
-  if (auto data = ProcessSymbols(thread.tid).Data(address)) {
-    log_->ObjectNamed(thread.process->program_pid, address, FormatDataSymbol(*data));
-  }
 }
 
 void Supervisor::FinishAsHang() {

@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "supervisor/instruction_scan.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
+#include "supervisor/report/sync_object_names.h"
 #include "supervisor/signal_scan.h"
 #include "supervisor/supervisor_options.h"
 #include "supervisor/supervisor_services.h"
@@ -54,19 +54,13 @@ class Supervisor final {
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
 
-  // Threads waiting on descriptors or objects that the WaiterScan finds ready can go on: their
-  // operation runs again when they are picked (scheduling.cc).
-  bool ReleaseReadyWaiters();
-
-  // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
+  // Signals for parked threads (signals.cc): those the SignalScan finds taking one leave their
+  // emulated wait (`from_tick`: see SignalScan::FindTakers).
+  bool ReleaseThreadsWithPendingSignals(bool from_tick = false);
+  // A parked thread leaves its emulated wait and runs its real syscall.
   void ReleaseToKernel(Thread& thread);
   // Forgets everything the thread waited for.
   void ClearWait(Thread& thread);
-
-  // Signals (signals.cc).
-  // `from_tick`: called while a thread runs. The targets noted by a signal-sending syscall are
-  // then left for the next decision: the call may not have reached the kernel yet.
-  bool ReleaseThreadsWithPendingSignals(bool from_tick = false);
 
   // The run's set-up and events (supervisor.cc).
   // Creates the namespaces, when asked for and not there from an earlier execution (a failure
@@ -165,6 +159,9 @@ class Supervisor final {
   void Park(Thread& thread, search::StopReason reason);
   void CompleteSyscall(Thread& thread, int64_t value);
   void FireDueDeadlines();
+  // Threads waiting on descriptors or objects that the WaiterScan finds ready can go on: their
+  // operation runs again when they are picked.
+  bool ReleaseReadyWaiters();
   // Makes `thread`'s deadline come now: virtual time jumps to it.
   void FireEarly(Thread& thread);
   void Finish(search::Outcome outcome, std::string message = {});
@@ -172,11 +169,8 @@ class Supervisor final {
   // Ends the execution as `timeout` once it has run longer than execution_timeout.
   bool CheckTimeout();
   void FinishAsHang();
-  // The cycle each thread of a livelock went round, from the execution's history (scheduling.cc).
+  // The cycle each thread of a livelock went round, from the execution's history.
   std::vector<RepeatedCycle> ExplainLivelock();
-  // For a log that keeps them (a trace): the variable the sync operation `thread` stopped at
-  // works on, named the first time its process uses it, while the process is there to ask.
-  void NameSyncObject(const Thread& thread);
 
   // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
   MonoNanos WallNow() const { return wall_.Monotonic(); }
@@ -186,7 +180,6 @@ class Supervisor final {
   void RefreshEventTime() { event_time_ = WallNow(); }
   // The program's time, in which its deadlines are measured (virtual unless --real-time).
   MonoNanos ProgramNow() const { return clock_->Monotonic(); }
-
 
   SupervisorOptions options_;
   ExecutionState execution_;
@@ -224,7 +217,7 @@ class Supervisor final {
   std::optional<ExecutionResult> result_;
   std::vector<search::SyscallEvent> names_;  // see SupervisorOptions::watch_names
   MonoNanos started_ = 0;
-  std::set<std::pair<uint64_t, uint64_t>> named_objects_;  // (address space, address) looked up
+  SyncObjectNames sync_object_names_;
 };
 
 }  // namespace chess::supervisor
