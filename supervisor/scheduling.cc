@@ -157,7 +157,8 @@ void Supervisor::ScheduleNext() {
       return;
     }
     // Under real time a deadline cannot be made to come sooner.
-    const std::vector<search::ThreadId> timed = virtual_clock_ != nullptr ? TimedThreads(threads_) : std::vector<search::ThreadId>{};
+    const std::vector<search::ThreadId> timed =
+        virtual_clock_ != nullptr ? TimedThreads(threads_) : std::vector<search::ThreadId>{};
     search::SchedulingContext context;
     context.enabled = enabled;
     context.timed = timed;

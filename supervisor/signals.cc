@@ -7,6 +7,7 @@
 #include "supervisor/handlers/transfer.h"
 
 namespace chess::supervisor {
+
 void Supervisor::ClearWait(Thread& thread) {
   futexes_.Remove(thread.tid);
   thread.wait.reset();

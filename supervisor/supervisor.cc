@@ -295,7 +295,8 @@ void Supervisor::OnTick() {
     ReleaseReadyWaiters();
   }
   // Interrupting is pointless when no other thread could use the CPU.
-  const bool others_runnable = AnyOtherSchedulable(threads_, *running_) || (virtual_clock_ != nullptr && !waiters_.FindReady().empty());
+  const bool others_runnable =
+      AnyOtherSchedulable(threads_, *running_) || (virtual_clock_ != nullptr && !waiters_.FindReady().empty());
   // In virtual time a sleeper's deadline comes only as the running thread uses up slices.
   const bool sleepers = virtual_clock_ != nullptr && (AnyDeadline(threads_) || timers_.Earliest().has_value());
   // Waiters on the outside become runnable only when looked at: look often while there are any.
