@@ -31,7 +31,7 @@ struct ExecutionState {
   std::set<std::string> notices;  // said to the user already
   std::vector<RefusedCall> refused;
   ProgramImages images;     // what each program the tree exec'd let the search see
-  std::set<std::pair<uint64_t, uint64_t>> starting_files;  // (st_dev, st_ino), see IoPointOn
+  std::set<std::pair<uint64_t, uint64_t>> starting_files;  // (st_dev, st_ino), see HandlerServices::IoPointOn
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;  // see backtrace_before
 };
 

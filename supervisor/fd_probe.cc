@@ -1,5 +1,6 @@
 #include "supervisor/fd_probe.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -7,7 +8,29 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <string_view>
+
 namespace chess::supervisor {
+
+std::set<std::pair<uint64_t, uint64_t>> OpenFiles(pid_t pid) {
+  std::set<std::pair<uint64_t, uint64_t>> files;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* fds = opendir(dir.c_str());
+  if (fds == nullptr) return files;
+  while (const dirent* entry = readdir(fds)) {
+    struct stat st{};
+    if (entry->d_name[0] == '.' || fstatat(dirfd(fds), entry->d_name, &st, 0) != 0) continue;
+    // Every anonymous-inode file (epoll, eventfd, signalfd, timerfd, pidfd) is the one inode of
+    // anon_inodefs: one held at the start (before exec, by whatever spawned the program) would
+    // make every epoll the program creates "a file it started with", never an I/O point.
+    char target[32];
+    const ssize_t length = readlinkat(dirfd(fds), entry->d_name, target, sizeof(target));
+    if (length >= 11 && std::string_view(target, 11) == "anon_inode:") continue;
+    files.emplace(static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino));
+  }
+  closedir(fds);
+  return files;
+}
 
 std::string FdTarget(pid_t pid, int fd) {
   const std::string link = "/proc/" + std::to_string(pid) + "/fd/" + std::to_string(fd);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -47,6 +48,10 @@ class FdCopy {
  private:
   int fd_ = -1;
 };
+
+// The files process `pid` has open, as (st_dev, st_ino), but anonymous-inode ones (epoll,
+// eventfd…), which are all one inode.
+std::set<std::pair<uint64_t, uint64_t>> OpenFiles(pid_t pid);
 
 // What /proc/PID/fd/FD links to ("pipe:[1234]", "socket:[5678]", a path), or "".
 std::string FdTarget(pid_t pid, int fd);

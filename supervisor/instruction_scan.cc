@@ -124,4 +124,25 @@ std::vector<std::string> ExecutableFiles(pid_t tid) {
   return files;
 }
 
+std::vector<std::string> UntrappableSites::Of(pid_t tid) {
+  std::vector<std::string> lines;
+  // The files as the tree sees them (its mount namespace, its /tmp).
+  const std::string root = "/proc/" + std::to_string(tid) + "/root";
+  for (const std::string& file : ExecutableFiles(tid)) {
+    auto cached = scanned_.find(file);
+    if (cached == scanned_.end()) {
+      std::vector<std::string> found;
+      for (const InstructionSite& site : FindUntrappableInstructions(root + file)) {
+        char address[32];
+        std::snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(site.address));
+        found.push_back(site.instruction + " at " + file + ":" + address +
+                        (site.function.empty() ? "" : " in " + site.function));
+      }
+      cached = scanned_.emplace(file, std::move(found)).first;
+    }
+    lines.insert(lines.end(), cached->second.begin(), cached->second.end());
+  }
+  return lines;
+}
+
 }  // namespace chess::supervisor

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,15 @@ std::vector<InstructionSite> FindUntrappableInstructions(const std::string& path
 
 // The files `tid`'s process has mapped executable (full paths), in mapping order.
 std::vector<std::string> ExecutableFiles(pid_t tid);
+
+// The rdrand and rdseed sites in what a process has mapped, for --check-determinism's report.
+class UntrappableSites {
+ public:
+  // One line per site in what `tid`'s process has mapped ("rdrand at /lib/x.so:0x1234 in f").
+  std::vector<std::string> Of(pid_t tid);
+
+ private:
+  std::map<std::string, std::vector<std::string>> scanned_;  // each file's lines, scanned once
+};
 
 }  // namespace chess::supervisor

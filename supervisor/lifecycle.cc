@@ -17,6 +17,7 @@
 #include "supervisor/exec_image.h"
 #include "supervisor/handlers/futex_key.h"
 #include "supervisor/invariant.h"
+#include "supervisor/sandbox.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/handlers/transfer.h"
 
@@ -193,7 +194,9 @@ void Supervisor::PatchNewImage(Thread& thread) {
 
 void Supervisor::OnExitEvent(Thread& thread) {
   // Killed by the program's own seccomp filter for a call chess-trace made it make?
-  if (&thread == running_) CheckKilledByFilter(thread);
+  if (&thread == running_) {
+    if (auto why = InterferenceKilled(thread, virtual_clock_ != nullptr)) Finish(search::Outcome::kError, *why);
+  }
   // The mm is still attached here: read the robust list before the kernel walks it.
   if (thread.robust_list != 0) thread.robust_futexes = ReadRobustFutexes(thread.tid, thread.robust_list);
   const bool group_exit = !thread.called_exit || thread.call.nr == SYS_exit_group;
@@ -293,7 +296,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   threads_.Forget(thread.tid);
   fd_probe_.Forget(process.tgid);
   SettleVforkParent(process);
-  if (process.parent != 0) signal_checks_.insert(process.parent);  // SIGCHLD
+  if (process.parent != 0) signal_scan_.MayHaveSignal(process.parent);  // SIGCHLD
   // Its parent's threads waiting in wait4/waitid can now collect it: the kernel runs their call.
   ReleaseParentWaiters(process);
   if (process.tgid != root_pid_) return;

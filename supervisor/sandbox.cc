@@ -15,6 +15,7 @@
 #include "seccomp/hypercall_abi.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
+#include "supervisor/world/fork_server.h"
 
 namespace chess::supervisor {
 namespace {
@@ -110,7 +111,7 @@ bool Supervisor::OnHypercallTrap(Thread& thread) {
   return true;
 }
 
-uint64_t Supervisor::ShimControlFor(bool filtered) const {
+uint64_t ShimControlFor(bool filtered) {
   // Traps only where a filter of the program's own could refuse the syscall: a trap costs more
   // (docs/performance.md), and its SIGTRAP has side effects a program could notice
   // (docs/limitations.md).
@@ -138,8 +139,14 @@ void Supervisor::FilterInstalled(Thread& thread, std::vector<sock_filter> progra
   // (Every thread of the process shares the word; announcing by trap works for all of them.)
   SetShimControl(thread, ShimControlFor(true));
   if (virtual_clock_ == nullptr) return;
-  // The vDSO is hidden (virtual time): the program now makes syscalls it does not make
-  // natively. A filter that refuses them refuses what the program never asked for.
+  if (auto refused = RefusedVdsoCall(thread)) {
+    Notice("the program's seccomp filter answers " + *refused +
+           ", which natively it reads through the vDSO without a syscall; chess-trace hides the vDSO for virtual "
+           "time, so the program may fail where it does not natively (--real-time keeps the vDSO)");
+  }
+}
+
+std::optional<std::string> RefusedVdsoCall(const Thread& thread) {
   for (const auto& [nr, clock] : {std::pair<long, uint64_t>{SYS_clock_gettime, CLOCK_REALTIME},
                                   {SYS_clock_gettime, CLOCK_MONOTONIC}, {SYS_gettimeofday, 0}, {SYS_time, 0},
                                   {SYS_getcpu, 0}}) {
@@ -151,15 +158,12 @@ void Supervisor::FilterInstalled(Thread& thread, std::vector<sock_filter> progra
     if (verdict && (seccomp::Permits(*verdict, false) || seccomp::ActionOf(*verdict) == seccomp::FilterAction::kTrace)) {
       continue;
     }
-    Notice("the program's seccomp filter answers " + (verdict ? seccomp::DescribeVerdict(*verdict) : "nothing") +
-           " for " + *VdsoCallName(nr, call.args) +
-           ", which natively it reads through the vDSO without a syscall; chess-trace hides the vDSO for virtual "
-           "time, so the program may fail where it does not natively (--real-time keeps the vDSO)");
-    return;
+    return (verdict ? seccomp::DescribeVerdict(*verdict) : "nothing") + " for " + *VdsoCallName(nr, call.args);
   }
+  return std::nullopt;
 }
 
-bool Supervisor::ProgramWantsItsTracer(const Thread& thread) const {
+bool ProgramWantsItsTracer(const Thread& thread, bool vdso_hidden) {
   // RET_TRACE from the program's own filter: the stop carries its data, and the call is for a
   // tracer of the program's own, which it does not have (chess-trace refuses ptrace). Natively
   // the kernel fails such a call with ENOSYS. The shim's hypercalls, and what the program makes
@@ -167,7 +171,7 @@ bool Supervisor::ProgramWantsItsTracer(const Thread& thread) const {
   if (thread.filters.Empty() || thread.call.trap == TrappedCall::Trap::kHypercall || IsHypercall(thread.call.nr)) {
     return false;
   }
-  if (virtual_clock_ != nullptr && VdsoCallName(thread.call.nr, thread.call.args)) return false;
+  if (vdso_hidden && VdsoCallName(thread.call.nr, thread.call.args)) return false;
   const std::optional<uint32_t> verdict = ProgramVerdictOnCall(thread);
   return verdict && seccomp::ActionOf(*verdict) == seccomp::FilterAction::kTrace;
 }
@@ -186,13 +190,13 @@ void CheckStopDataIsFamily(const Thread& thread) {
 #endif
 }
 
-std::optional<std::string> Supervisor::Interference(int64_t nr, const uint64_t (&args)[6]) const {
+std::optional<std::string> Interference(int64_t nr, const uint64_t (&args)[6], bool vdso_hidden) {
   const char* what = "chess-trace's interference, not a bug of the program";
   if (IsHypercall(nr)) {
     return "the program's own seccomp filter refused a hypercall of chess-trace's preload shim (" +
            seccomp::SyscallName(nr) + "), which announces its sync operations: " + what;
   }
-  if (virtual_clock_ != nullptr) {
+  if (vdso_hidden) {
     if (auto call = VdsoCallName(nr, args)) {
       return "the program's own seccomp filter refused " + *call +
              ", which natively it reads through the vDSO without a syscall; chess-trace hides the vDSO for virtual "
@@ -202,31 +206,66 @@ std::optional<std::string> Supervisor::Interference(int64_t nr, const uint64_t (
   return std::nullopt;
 }
 
-void Supervisor::CheckKilledByFilter(Thread& thread) {
+std::optional<std::string> InterferenceKilled(const Thread& thread, bool vdso_hidden) {
   // SECCOMP_RET_KILL_*: the thread that made the call leaves with SIGSYS, and no signal stop
   // comes first. The registers are rolled back to the call it made.
   const std::optional<unsigned long> status = ptrace::EventMessage(thread.tid);
-  if (!status || (*status & 0xff00) != 0 || (*status & 0x7f) != SIGSYS) return;
+  if (!status || (*status & 0xff00) != 0 || (*status & 0x7f) != SIGSYS) return std::nullopt;
   Registers regs;
-  if (!ptrace::GetRegisters(thread.tid, regs)) return;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return std::nullopt;
   uint64_t args[6];
   for (int i = 0; i < 6; ++i) args[i] = regs.Arg(i);
-  if (auto why = Interference(regs.SyscallNr(), args)) Finish(search::Outcome::kError, *why);
+  return Interference(regs.SyscallNr(), args, vdso_hidden);
 }
 
-bool Supervisor::CheckTrappedByFilter(Thread& thread) {
+std::optional<std::string> InterferenceTrapped(const Thread& thread, bool vdso_hidden) {
   // SECCOMP_RET_TRAP: a SIGSYS for the program's handler, the registers rolled back to the call.
   siginfo_t info{};
   Registers regs;
   if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != kSysSeccomp || !ptrace::GetRegisters(thread.tid, regs)) {
-    return false;
+    return std::nullopt;
   }
   uint64_t args[6];
   for (int i = 0; i < 6; ++i) args[i] = regs.Arg(i);
-  const auto why = Interference(info.si_syscall, args);
-  if (!why) return false;
-  Finish(search::Outcome::kError, *why);
-  return true;
+  return Interference(info.si_syscall, args, vdso_hidden);
+}
+
+std::optional<std::string> FiltersRefuseTemplate(const Thread& thread, int fresh, bool enters_cwd) {
+  if (thread.filters.Empty()) return std::nullopt;
+  const Registers& at = thread.regs;
+  auto refusal = [&thread](const char* what, const seccomp::SyscallData& call, bool recheck) -> std::optional<std::string> {
+    if (FiltersPermit(thread, call, recheck)) return std::nullopt;
+    const std::optional<uint32_t> verdict = ProgramVerdict(thread, call);
+    return std::string("the program's own seccomp filter answers ") +
+           (verdict ? seccomp::DescribeVerdict(*verdict) : "nothing it could run") + " for " + what;
+  };
+  // The clone that forks the template (and every execution from it), in place of the root's.
+  const Registers clone = TemplateCloneCall(at, thread.clear_child_tid, fresh);
+  if (auto why = refusal("the clone that would fork the template", SeccompDataOf(SYS_clone, clone, at.Ip()), true)) {
+    return why;
+  }
+  // Each forked process then makes the root's own call again, afresh…
+  if (auto why = refusal("the template point's call made again", SeccompDataOf(at.SyscallNr(), at, at.Ip()), false)) {
+    return why;
+  }
+  // …after set_robust_list, which a fork does not carry over, and the chdir into a private
+  // working directory of its own (the name's address is below the stack, as the injection
+  // puts it; a filter is unlikely to look at it).
+  Registers rewound = at;
+  rewound.RewindToSyscall(at.SyscallNr());
+  if (thread.robust_list != 0) {
+    const Registers robust = RobustListCall(rewound, thread.robust_list);
+    if (auto why = refusal("the set_robust_list each forked process needs",
+                           SeccompDataOf(SYS_set_robust_list, robust, at.Ip()), false)) {
+      return why;
+    }
+  }
+  if (enters_cwd) {
+    const Registers chdir = EnterDirectoryCall(rewound, rewound.Sp() - 256);
+    return refusal("the chdir each forked process needs into its private working directory",
+                   SeccompDataOf(SYS_chdir, chdir, at.Ip()), false);
+  }
+  return std::nullopt;
 }
 
 }  // namespace chess::supervisor

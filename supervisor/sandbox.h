@@ -34,6 +34,36 @@ bool FiltersPermit(const Thread& thread, const seccomp::SyscallData& call, bool 
 // clock_gettime and clock_getres ("clock_gettime(CLOCK_MONOTONIC)"); nullopt for other calls.
 std::optional<std::string> VdsoCallName(int64_t nr, const uint64_t (&args)[6]);
 
+// The preload shim's control word for an image whose threads are (or are not) under filters of
+// the program's own: announce by system call, or by trap where a filter could refuse it.
+uint64_t ShimControlFor(bool filtered);
+
+// With the vDSO hidden (virtual time) the program makes syscalls it does not make natively; a
+// filter that refuses them refuses what the program never asked for. The first such call the
+// thread's filters refuse, with their answer ("KILL_PROCESS for gettimeofday"); nullopt if none.
+std::optional<std::string> RefusedVdsoCall(const Thread& thread);
+
+// The stop is a RET_TRACE of the program's own filter: a call for a tracer it does not have.
+// `vdso_hidden`: time is virtual, and the calls the vDSO would make are chess-trace's.
+bool ProgramWantsItsTracer(const Thread& thread, bool vdso_hidden);
+
+// Why a call refused by the program's filter is chess-trace's doing, not the program's: a
+// hypercall, or a call the program makes only because the vDSO is hidden. nullopt otherwise.
+std::optional<std::string> Interference(int64_t nr, const uint64_t (&args)[6], bool vdso_hidden);
+
+// The thread is exiting: when its filter killed it for such a call, why (the execution then ends
+// as chess-trace's error).
+std::optional<std::string> InterferenceKilled(const Thread& thread, bool vdso_hidden);
+
+// The thread is stopped with a SIGSYS: when it is its filter's RET_TRAP for such a call, why (the
+// execution then ends as chess-trace's error).
+std::optional<std::string> InterferenceTrapped(const Thread& thread, bool vdso_hidden);
+
+// Why the thread's own filters would refuse a call the fork server injects to make or fork the
+// template at this stop (`fresh`: the namespaces each forked process gets afresh; `enters_cwd`:
+// each enters a private working directory); nullopt when they would not.
+std::optional<std::string> FiltersRefuseTemplate(const Thread& thread, int fresh, bool enters_cwd);
+
 // A debug build's check that the data bits of the thread's seccomp stop are the family the
 // syscall table gave its call, when chess-trace's filter wrote them: they are the program's when
 // its own filter answers SECCOMP_RET_TRACE too. The supervisor does not read them otherwise (see

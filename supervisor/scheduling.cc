@@ -1,5 +1,6 @@
 // Scheduling: which thread runs next, and resuming it. Every choice goes through the strategy;
 // this file only computes who *can* run and carries the choice out.
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -14,8 +15,10 @@
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 #include "supervisor/report/symbolizer.h"
+#include "supervisor/report/sync_object_names.h"
 #include "supervisor/report/thread_report.h"
 #include "supervisor/report/waits_for.h"
+#include "supervisor/schedulable.h"
 
 namespace chess::supervisor {
 namespace {
@@ -23,24 +26,7 @@ namespace {
 // How far virtual time moves at each scheduling decision.
 constexpr int64_t kDecisionTick = 1'000;
 
-bool Schedulable(const Thread& thread) {
-  return !thread.process->dying &&
-         (thread.state == ThreadState::kReady || thread.state == ThreadState::kExternal);
-}
-
 }  // namespace
-
-std::vector<search::ThreadId> Supervisor::TimedThreads() const {
-  std::vector<search::ThreadId> timed;
-  // Under real time a deadline cannot be made to come sooner.
-  if (virtual_clock_ == nullptr) return timed;
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline && !thread->process->dying) {
-      timed.push_back(thread->id);
-    }
-  }
-  return timed;
-}
 
 void Supervisor::FireEarly(Thread& thread) {
   // Time jumps to its deadline, as if every thread that could have run had been slow: whatever
@@ -49,30 +35,23 @@ void Supervisor::FireEarly(Thread& thread) {
   FireDueDeadlines();
 }
 
-std::vector<search::ThreadId> Supervisor::EnabledThreads() const {
-  std::vector<search::ThreadId> enabled;
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (Schedulable(*thread)) enabled.push_back(thread->id);
+bool Supervisor::ReleaseReadyWaiters() {
+  const std::vector<Thread*>& ready = waiters_.FindReady();
+  for (Thread* thread : ready) {
+    // Its operation runs again when it is picked, and looks again: another thread may take
+    // the data or the lock first. A thread inside a transfer re-enters its call instead.
+    thread->state = ThreadState::kReady;
+    if (thread->parked.at == ParkedCall::At::kExit) {
+      thread->wait.reset();
+    } else {
+      thread->parked.at = ParkedCall::At::kOperationPending;
+    }
   }
-  return enabled;
-}
-
-bool Supervisor::AnyOtherRunnable(const Thread& thread) const {
-  for (const auto& [id, other] : threads_.Live()) {
-    if (other != &thread && Schedulable(*other)) return true;
-  }
-  return false;
-}
-
-bool Supervisor::AnySleeper() const {
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) return true;
-  }
-  return timers_.Earliest().has_value();
+  return !ready.empty();
 }
 
 void Supervisor::FireDueDeadlines() {
-  if (virtual_clock_ != nullptr) timers_.FireDue(ProgramNow(), signal_checks_);
+  if (virtual_clock_ != nullptr) timers_.FireDue(ProgramNow(), signal_scan_);
   const MonoNanos now = ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || !thread->wait || !thread->wait->deadline ||
@@ -107,7 +86,7 @@ void Supervisor::ScheduleNext() {
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
     ReleaseReadyWaiters();
-    const std::vector<search::ThreadId> enabled = EnabledThreads();
+    const std::vector<search::ThreadId> enabled = EnabledThreads(threads_);
     if (enabled.empty()) {
       std::optional<MonoNanos> earliest;
       bool dying = false;
@@ -132,14 +111,16 @@ void Supervisor::ScheduleNext() {
         if (PendingStopSignal() || result_) return;
         continue;
       }
-      const bool outside = AnyWaiterOnOutside();
+      const uint64_t isolated = IsolatedNamespaces();
+      const TreeScope scope{virtual_clock_ != nullptr, (isolated & kPrivateTmp) != 0, (isolated & CLONE_NEWNET) != 0};
+      const bool outside = waiters_.AnyOnOutside(execution_.dispatches, WallNow(), scope);
       if (outside && options_.external_wait && WallNow() - last_progress_ > options_.external_wait->count()) {
         FinishAsHang();
         return;
       }
-      if (earliest && virtual_clock_ != nullptr && !(outside && WaitsOnOutsideData())) {
+      if (earliest && virtual_clock_ != nullptr && !(outside && waiters_.WaitsOnOutsideData())) {
         // A signal already pending (from outside the tree, say) comes first.
-        signal_check_all_ = true;
+        signal_scan_.LookAtAll();
         if (ReleaseThreadsWithPendingSignals()) continue;
         // Virtual time: nothing can happen before the earliest deadline, so it is now. Sleepers
         // wake in deadline order, and a sleep costs no wall time. (Input expected from outside
@@ -166,7 +147,7 @@ void Supervisor::ScheduleNext() {
       }
       // A pending signal (a SIGCHLD handler, say) may still wake someone: look before
       // declaring a deadlock.
-      signal_check_all_ = true;
+      signal_scan_.LookAtAll();
       if (ReleaseThreadsWithPendingSignals()) continue;
       if (options_.stop_at_failure) {
         HandOver("at the deadlock");
@@ -177,7 +158,9 @@ void Supervisor::ScheduleNext() {
       result_->waits_for_cycle = ExplainWaits(threads_, futexes_, result_->threads);
       return;
     }
-    const std::vector<search::ThreadId> timed = TimedThreads();
+    // Under real time a deadline cannot be made to come sooner.
+    const std::vector<search::ThreadId> timed =
+        virtual_clock_ != nullptr ? TimedThreads(threads_) : std::vector<search::ThreadId>{};
     search::SchedulingContext context;
     context.enabled = enabled;
     context.timed = timed;
@@ -202,7 +185,7 @@ void Supervisor::ScheduleNext() {
     if (last_ != nullptr && options_.backtrace_before.count(execution_.points) != 0) {
       execution_.decision_stacks[execution_.points] = CaptureBacktrace(last_->tid);
     }
-    if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) NameSyncObject(*last_);
+    if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) sync_object_names_.Name(*last_, *log_);
     const search::ThreadId picked = strategy_.PickThread(context);
     if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) {
       execution_.images.Choice(last_->process->image);
@@ -281,7 +264,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   running_ = &thread;
   ++execution_.dispatches;
   outside_poll_nanos_ = 0;
-  if (AnyOtherRunnable(thread)) AdjustTick(true);
+  if (AnyOtherSchedulable(threads_, thread)) AdjustTick(true);
   Resume(thread, std::exchange(thread.pending_signal, 0));
   return true;
 }
@@ -301,7 +284,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
   // at once. It is looked for at the next decision, as for a signal sent now.
   if (reason == search::StopReason::kBlocked && thread.wait) {
     const std::optional<SignalWait> signals = thread.wait->Signals();
-    if (signals && (signals->mask || signals->awaited != 0)) signal_checks_.insert(thread.process->tgid);
+    if (signals && (signals->mask || signals->awaited != 0)) signal_scan_.MayHaveSignal(thread.process->tgid);
   }
   // Where: after how many of its syscalls. An interrupt presented at a syscall the thread has
   // not entered yet (a replay's, see OnSeccompStop) came before that syscall.
@@ -392,15 +375,6 @@ std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
     cycles.push_back(std::move(repeated));
   }
   return cycles;
-}
-
-void Supervisor::NameSyncObject(const Thread& thread) {
-  if (!log_->WantsObjectNames()) return;
-  const uint64_t address = thread.point.resource;
-  if (!named_objects_.emplace(thread.process->address_space, address).second) return;
-  if (auto data = ProcessSymbols(thread.tid).Data(address)) {
-    log_->ObjectNamed(thread.process->program_pid, address, FormatDataSymbol(*data));
-  }
 }
 
 void Supervisor::FinishAsHang() {

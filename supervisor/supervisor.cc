@@ -8,16 +8,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "search/fnv1a.h"
 #include "seccomp/filter.h"
 #include "supervisor/report/backtrace.h"
-#include "supervisor/instruction_scan.h"
 #include "supervisor/invariant.h"
 #include "supervisor/sandbox.h"
+#include "supervisor/schedulable.h"
 #include "supervisor/handlers/pending_signals.h"
 #include "supervisor/report/syscall_digest.h"
 #include "supervisor/report/symbolizer.h"
@@ -115,7 +114,8 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   if (forked) {
     if (AdoptForked(*forked, main_thread)) ptrace::Resume(root_pid_);
   } else {
-    if (options_.io_points) RememberStartingFiles();
+    // Operations on the files the root starts with are never I/O points.
+    if (options_.io_points) execution_.starting_files = OpenFiles(root_pid_);
     Process& root = threads_.AddProcess(root_pid_, threads_.NewAddressSpace());
     main_thread = &threads_.AddThread(root_pid_, root);
     main_thread->state = ThreadState::kRunning;
@@ -295,11 +295,12 @@ void Supervisor::OnTick() {
     ReleaseReadyWaiters();
   }
   // Interrupting is pointless when no other thread could use the CPU.
-  const bool others_runnable = AnyOtherRunnable(*running_) || (virtual_clock_ != nullptr && AnyWaiterReady());
+  const bool others_runnable =
+      AnyOtherSchedulable(threads_, *running_) || (virtual_clock_ != nullptr && !waiters_.FindReady().empty());
   // In virtual time a sleeper's deadline comes only as the running thread uses up slices.
-  const bool sleepers = virtual_clock_ != nullptr && AnySleeper();
+  const bool sleepers = virtual_clock_ != nullptr && (AnyDeadline(threads_) || timers_.Earliest().has_value());
   // Waiters on the outside become runnable only when looked at: look often while there are any.
-  AdjustTick(others_runnable || sleepers || AnyWaiterOnEvents());
+  AdjustTick(others_runnable || sleepers || waiters_.AnyOnEvents());
   if (!others_runnable && !sleepers) return;
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
@@ -413,44 +414,10 @@ bool Supervisor::Observe(Thread& thread, const search::SyscallEvent& event) {
     return text;
   };
   context.symbolize = [&thread](uint64_t ip) { return FormatFrame(ProcessSymbols(thread.tid).Code(ip)); };
-  context.untrappable_sites = [this, &thread] { return UntrappableSites(thread.tid); };
+  context.untrappable_sites = [this, &thread] { return untrappable_sites_.Of(thread.tid); };
   if (options_.observer->Observe(event, context)) return true;
   Finish(search::Outcome::kDivergence, "it did something else than the first run");
   return false;
-}
-
-std::vector<std::string> Supervisor::UntrappableSites(pid_t tid) {
-  std::vector<std::string> lines;
-  // The files as the tree sees them (its mount namespace, its /tmp).
-  const std::string root = "/proc/" + std::to_string(tid) + "/root";
-  for (const std::string& file : ExecutableFiles(tid)) {
-    auto cached = scanned_files_.find(file);
-    if (cached == scanned_files_.end()) {
-      std::vector<std::string> found;
-      for (const InstructionSite& site : FindUntrappableInstructions(root + file)) {
-        char address[32];
-        std::snprintf(address, sizeof(address), "0x%llx", static_cast<unsigned long long>(site.address));
-        found.push_back(site.instruction + " at " + file + ":" + address +
-                        (site.function.empty() ? "" : " in " + site.function));
-      }
-      cached = scanned_files_.emplace(file, std::move(found)).first;
-    }
-    lines.insert(lines.end(), cached->second.begin(), cached->second.end());
-  }
-  return lines;
-}
-
-bool Supervisor::KillsProcess(const Thread& thread, int signal) {
-  // Signals whose default action ends the process, when the process neither catches nor
-  // ignores them (SIGKILL is never seen here: the kernel does not stop for it).
-  const uint64_t bit = uint64_t{1} << (signal - 1);
-  constexpr uint64_t kNotFatal = (uint64_t{1} << (SIGCHLD - 1)) | (uint64_t{1} << (SIGCONT - 1)) |
-                                 (uint64_t{1} << (SIGURG - 1)) | (uint64_t{1} << (SIGWINCH - 1)) |
-                                 (uint64_t{1} << (SIGSTOP - 1)) | (uint64_t{1} << (SIGTSTP - 1)) |
-                                 (uint64_t{1} << (SIGTTIN - 1)) | (uint64_t{1} << (SIGTTOU - 1));
-  if (signal <= 0 || signal > 64 || (bit & kNotFatal) != 0) return false;
-  const auto masks = ReadSignalMasks(thread.tid);
-  return masks && (masks->caught & bit) == 0 && (masks->ignored & bit) == 0;
 }
 
 void Supervisor::Resume(Thread& thread, int signal) {
@@ -489,7 +456,7 @@ void Supervisor::EnterSyscall(Thread& thread) {
   }
   thread.call.family = row->family;
   CheckStopDataIsFamily(thread);
-  if (ProgramWantsItsTracer(thread)) {
+  if (ProgramWantsItsTracer(thread, virtual_clock_ != nullptr)) {
     Apply(thread, Disposition::Complete(-ENOSYS));
     return;
   }
@@ -616,9 +583,15 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
   if (signal == SIGTRAP && &thread == running_ && OnHypercallTrap(thread)) return;
-  if (signal == SIGSYS && &thread == running_ && CheckTrappedByFilter(thread)) return;
+  if (signal == SIGSYS && &thread == running_) {
+    // Its filter's RET_TRAP for a call chess-trace made it make?
+    if (auto why = InterferenceTrapped(thread, virtual_clock_ != nullptr)) {
+      Finish(search::Outcome::kError, *why);
+      return;
+    }
+  }
   PrefixNotForkable();  // a copy of the process would not get it
-  if (&thread == running_ && thread.process->tgid == root_pid_ && KillsProcess(thread, signal)) {
+  if (&thread == running_ && thread.process->tgid == root_pid_ && EndsProcess(thread.tid, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that
     // got the signal stopped where it did.
     crash_threads_ = BuildThreadReports(threads_, futexes_);

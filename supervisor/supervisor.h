@@ -2,13 +2,10 @@
 // one thread runs at a time — and every scheduling decision taken by a search::Strategy.
 #pragma once
 
-#include <poll.h>
-
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -19,12 +16,16 @@
 #include "supervisor/execution_state.h"
 #include "supervisor/fd_probe.h"
 #include "supervisor/handlers/futex_table.h"
+#include "supervisor/instruction_scan.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
+#include "supervisor/report/sync_object_names.h"
+#include "supervisor/signal_scan.h"
 #include "supervisor/supervisor_options.h"
 #include "supervisor/supervisor_services.h"
 #include "supervisor/thread_table.h"
 #include "supervisor/virtual_timers.h"
+#include "supervisor/waiter_scan.h"
 #include "supervisor/world/fork_server.h"
 #include "supervisor/world/isolation.h"
 #include "supervisor/world/launcher.h"
@@ -35,8 +36,8 @@ class Supervisor final {
  public:
   Supervisor(SupervisorOptions options, search::Strategy& strategy);
   ExecutionResult Run(const LaunchSpec& spec);
-  // Which namespaces the last run had (after Run).
-  // The --isolate word the tree really got (CLONE_NEW* flags, kPrivateTmp).
+  // Which namespaces the last run had (after Run): the --isolate word the tree really got
+  // (CLONE_NEW* flags, kPrivateTmp).
   uint64_t IsolatedNamespaces() const {
     return isolated_ | (init_->PrivateTmp() ? kPrivateTmp : 0) | (init_->PrivateCwd() ? kPrivateCwd : 0);
   }
@@ -47,47 +48,26 @@ class Supervisor final {
   void Wake(Thread& thread, int64_t result);
   void Notice(const std::string& text);
   void AdvanceTime(int64_t nanos);
-  void SignalSent(pid_t pid, bool thread);
   bool SignalActsAtOnce(pid_t pid, bool thread, int signal);
   void SettleSignalled(pid_t pid, bool thread, int signal);
   // The tree's processes a kill-like call for `pid` reaches (job_control.cc).
   std::vector<Process*> SignalTargets(pid_t pid, bool thread);
-  void NoteSharedNames(const Thread& thread);
-  bool IoPointOn(const FdCopy& file);
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
-  // Remembers the files the root process starts with (io.cc): operations on them are never
-  // I/O points.
-  void RememberStartingFiles();
 
-  // Threads waiting on descriptors or objects that could now go on become ready: their
-  // operation runs again when they are picked (io.cc).
-  bool ReleaseReadyWaiters();
-  // Fills waiter_scratch_.ready with the blocked waiters that could go on now.
-  void FindReadyWaiters();
-  // Whether any thread waits on descriptors, objects or signals: something other than a
-  // scheduling decision may end such waits, so they are looked at on every tick.
-  bool AnyWaiterOnEvents() const;
-  // Whether a blocked waiter's descriptors or object are ready now (nothing is changed).
-  bool AnyWaiterReady();
-  // Whether, with no thread able to run, anything outside the tree could still end a wait:
-  // input from outside, a signal. If not, that is a deadlock. Looks at who holds the other
-  // ends of pipes and sockets (io.cc), at most once a second while nothing changes.
-  bool AnyWaiterOnOutside();
-  // After AnyWaiterOnOutside: whether some outside wait is for data, not only for a signal or a
-  // SIGCONT. Only such waits hold virtual time back: a timer is the likelier end of a pause().
-  bool WaitsOnOutsideData() const { return outside_data_; }
-
-  // A parked thread leaves its emulated wait and runs its real syscall (signals.cc).
+  // Signals for parked threads (signals.cc): those the SignalScan finds taking one leave their
+  // emulated wait (`from_tick`: see SignalScan::FindTakers).
+  bool ReleaseThreadsWithPendingSignals(bool from_tick = false);
+  // A parked thread leaves its emulated wait and runs its real syscall.
   void ReleaseToKernel(Thread& thread);
   // Forgets everything the thread waited for.
   void ClearWait(Thread& thread);
 
-  // Signals (signals.cc).
-  // `from_tick`: called while a thread runs. The targets noted by a signal-sending syscall are
-  // then left for the next decision: the call may not have reached the kernel yet.
-  bool ReleaseThreadsWithPendingSignals(bool from_tick = false);
-
-  // Events (supervisor.cc).
+  // The run's set-up and events (supervisor.cc).
+  // Creates the namespaces, when asked for and not there from an earlier execution (a failure
+  // is an error only if they were required).
+  Result<void> Isolate(const LaunchSpec& spec);
+  // Enters the root's SysV IPC namespace, so that the supervisor sees the tree's objects.
+  void EnterIpcNamespace();
   void HandleEvent(const ptrace::WaitEvent& event);
   void OnTick();
   // A fast tick while another thread could run (the watchdog and the slice need it), a slow one
@@ -113,10 +93,6 @@ class Supervisor final {
   void HandOver(const std::string& where);
   // The observer's view of the thread's syscall; false when it ended the execution.
   bool Observe(Thread& thread, const search::SyscallEvent& event);
-  // rdrand/rdseed sites in what `tid`'s process has mapped (instruction_scan.h), files cached.
-  std::vector<std::string> UntrappableSites(pid_t tid);
-  // Whether `signal`, delivered to `thread` now, ends its process (default action, not caught).
-  bool KillsProcess(const Thread& thread, int signal);
   // Lets a thread stopped at its call go, as its ParkedCall says: stores the emulated result
   // and edited registers, and resumes it to the call's exit when its handler or an observer
   // wants to see that (with `signal` delivered otherwise). The one way out of a call's stop.
@@ -128,22 +104,9 @@ class Supervisor final {
   // A SIGTRAP of the running thread that is the preload shim's hypercall trap: handled as a
   // trapped hypercall. False for any other SIGTRAP, which is the program's.
   bool OnHypercallTrap(Thread& thread);
-  // The preload shim's control word for an image whose threads are (or are not) under filters
-  // of the program's own: announce by system call, or by trap where a filter could refuse it.
-  uint64_t ShimControlFor(bool filtered) const;
-  // Writes the word into the process of `reader` (through `reader`'s memory access).
+  // Writes the preload shim's control word into the process of `reader` (through `reader`'s
+  // memory access).
   void SetShimControl(const Thread& reader, uint64_t word);
-  // The stop is a RET_TRACE of the program's own filter: a call for a tracer it does not have.
-  bool ProgramWantsItsTracer(const Thread& thread) const;
-  // Why a call refused by the program's filter is chess-trace's doing, not the program's: a
-  // hypercall, or a call the program makes only because the vDSO is hidden. nullopt otherwise.
-  std::optional<std::string> Interference(int64_t nr, const uint64_t (&args)[6]) const;
-  // The running thread is exiting: killed by its filter for such a call, the execution ends as
-  // chess-trace's error.
-  void CheckKilledByFilter(Thread& thread);
-  // A SIGSYS of the running thread: its filter's RET_TRAP for such a call ends the execution
-  // as chess-trace's error (true).
-  bool CheckTrappedByFilter(Thread& thread);
 
   // Job control (job_control.cc): a thread enters a group-stop, and leaves it on SIGCONT.
   void OnGroupStop(Thread& thread);
@@ -170,6 +133,8 @@ class Supervisor final {
   void OnDeath(Thread& thread, const ptrace::WaitEvent& event);
   void ReplayExitWakes(Thread& thread);
   void KillTree();
+  // Reaps every tracee event there is now, resuming stops (KillTree's work).
+  void ReapWaiting();
 
   // The fork server's side in the supervisor (supervisor_fork.cc).
   // Whether this execution may make or use a template.
@@ -187,9 +152,6 @@ class Supervisor final {
   bool AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread);
   // A syscall or stop of the prefix that a copy of the process would not repeat: no template.
   void PrefixNotForkable() { prefix_forkable_ = false; }
-  // Why the program's own filters would refuse a call the fork server injects to make or fork
-  // the template at this stop; nullopt when they would not.
-  std::optional<std::string> WhyFiltersRefuseTemplate(const Thread& thread, int fresh) const;
 
   // Scheduling (scheduling.cc).
   void ScheduleNext();
@@ -197,19 +159,18 @@ class Supervisor final {
   void Park(Thread& thread, search::StopReason reason);
   void CompleteSyscall(Thread& thread, int64_t value);
   void FireDueDeadlines();
-  bool AnyOtherRunnable(const Thread& thread) const;
-  bool AnySleeper() const;
-
-  // Blocked threads with a deadline that a search may fire ahead of time (design §3).
-  std::vector<search::ThreadId> TimedThreads() const;
+  // Threads waiting on descriptors or objects that the WaiterScan finds ready can go on: their
+  // operation runs again when they are picked.
+  bool ReleaseReadyWaiters();
   // Makes `thread`'s deadline come now: virtual time jumps to it.
   void FireEarly(Thread& thread);
-  std::vector<search::ThreadId> EnabledThreads() const;
   void Finish(search::Outcome outcome, std::string message = {});
   bool CheckHang();
   // Ends the execution as `timeout` once it has run longer than execution_timeout.
   bool CheckTimeout();
   void FinishAsHang();
+  // The cycle each thread of a livelock went round, from the execution's history.
+  std::vector<RepeatedCycle> ExplainLivelock();
 
   // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
   MonoNanos WallNow() const { return wall_.Monotonic(); }
@@ -219,7 +180,6 @@ class Supervisor final {
   void RefreshEventTime() { event_time_ = WallNow(); }
   // The program's time, in which its deadlines are measured (virtual unless --real-time).
   MonoNanos ProgramNow() const { return clock_->Monotonic(); }
-
 
   SupervisorOptions options_;
   ExecutionState execution_;
@@ -240,46 +200,24 @@ class Supervisor final {
   FdProbe fd_probe_;
   VirtualTimers timers_{threads_, fd_probe_};
   int64_t outside_poll_nanos_ = 0;  // backs off while only the outside world can wake anyone
-  struct {
-    std::vector<pollfd> batch;
-    std::vector<std::pair<Thread*, size_t>> batched;  // a waiter, the index of its first entry
-    std::vector<Thread*> ready;
-  } waiter_scratch_;  // ReleaseReadyWaiters' working space
-  uint64_t outside_checked_at_ = ~uint64_t{0};  // dispatches when the outside was last judged
-  MonoNanos outside_checked_time_ = 0;
-  bool outside_verdict_ = true;
-  bool outside_data_ = true;  // …and some of it is data (input, room, a lock), not only signals
+  WaiterScan waiters_{threads_, fd_probe_, services_};
+  SignalScan signal_scan_{threads_};
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")
   MonoNanos event_time_ = 0;       // see EventTime()
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
-  std::map<std::string, std::vector<std::string>> scanned_files_;  // see UntrappableSites
+  UntrappableSites untrappable_sites_;
   std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
-  std::set<pid_t> signal_checks_;  // processes (or threads) that may have a signal pending
-  bool signal_check_all_ = false;
-  MonoNanos next_signal_scan_ = 0;  // signals from outside the tree are looked for periodically
   pid_t root_pid_ = 0;
   int isolated_ = 0;
   bool ipc_visible_ = true;
   bool prefix_forkable_ = true;  // see WhyNotForkable
-  // Creates the namespaces, when asked for and not there from an earlier execution (a failure
-  // is an error only if they were required).
-  Result<void> Isolate(const LaunchSpec& spec);
-  // Enters the root's SysV IPC namespace, so that the supervisor sees the tree's objects.
-  void EnterIpcNamespace();
-  // Reaps every tracee event there is now, resuming stops (KillTree's work).
-  void ReapWaiting();
   std::optional<ExecutionResult> result_;
   std::vector<search::SyscallEvent> names_;  // see SupervisorOptions::watch_names
   MonoNanos started_ = 0;
-  // The cycle each thread of a livelock went round, from the execution's history (scheduling.cc).
-  std::vector<RepeatedCycle> ExplainLivelock();
-  // For a log that keeps them (a trace): the variable the sync operation `thread` stopped at
-  // works on, named the first time its process uses it, while the process is there to ask.
-  void NameSyncObject(const Thread& thread);
-  std::set<std::pair<uint64_t, uint64_t>> named_objects_;  // (address space, address) looked up
+  SyncObjectNames sync_object_names_;
 };
 
 }  // namespace chess::supervisor

@@ -34,49 +34,11 @@ std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) cons
                             process.posix_timers.empty() && process.timerfds.empty() &&
                             process.job_change == Process::JobChange::kNone;
   if (prefix_forkable_ && thread.Idle() && process_idle && futexes_.Empty() && early_stops_.empty() &&
-      signal_checks_.empty() && !signal_check_all_ && crash_threads_.empty()) {
+      signal_scan_.NothingNoted() && crash_threads_.empty()) {
     return std::nullopt;
   }
   return "before its first thread, the program did what a copy of its process would not repeat (a futex, a "
          "signal, a timer, an I/O wait, SysV IPC, a file published to other processes…)";
-}
-
-std::optional<std::string> Supervisor::WhyFiltersRefuseTemplate(const Thread& thread, int fresh) const {
-  if (thread.filters.Empty()) return std::nullopt;
-  const Registers& at = thread.regs;
-  auto refusal = [&thread](const char* what, const seccomp::SyscallData& call, bool recheck) -> std::optional<std::string> {
-    if (FiltersPermit(thread, call, recheck)) return std::nullopt;
-    const std::optional<uint32_t> verdict = ProgramVerdict(thread, call);
-    return std::string("the program's own seccomp filter answers ") +
-           (verdict ? seccomp::DescribeVerdict(*verdict) : "nothing it could run") + " for " + what;
-  };
-  // The clone that forks the template (and every execution from it), in place of the root's.
-  const Registers clone = TemplateCloneCall(at, thread.clear_child_tid, fresh);
-  if (auto why = refusal("the clone that would fork the template", SeccompDataOf(SYS_clone, clone, at.Ip()), true)) {
-    return why;
-  }
-  // Each forked process then makes the root's own call again, afresh…
-  if (auto why = refusal("the template point's call made again", SeccompDataOf(at.SyscallNr(), at, at.Ip()), false)) {
-    return why;
-  }
-  // …after set_robust_list, which a fork does not carry over, and the chdir into a private
-  // working directory of its own (the name's address is below the stack, as the injection
-  // puts it; a filter is unlikely to look at it).
-  Registers rewound = at;
-  rewound.RewindToSyscall(at.SyscallNr());
-  if (thread.robust_list != 0) {
-    const Registers robust = RobustListCall(rewound, thread.robust_list);
-    if (auto why = refusal("the set_robust_list each forked process needs",
-                           SeccompDataOf(SYS_set_robust_list, robust, at.Ip()), false)) {
-      return why;
-    }
-  }
-  if (!init_->CwdToEnter().empty()) {
-    const Registers chdir = EnterDirectoryCall(rewound, rewound.Sp() - 256);
-    return refusal("the chdir each forked process needs into its private working directory",
-                   SeccompDataOf(SYS_chdir, chdir, at.Ip()), false);
-  }
-  return std::nullopt;
 }
 
 PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
@@ -98,14 +60,14 @@ void Supervisor::MakeTemplate(Thread& thread) {
   const int fresh = init_->Namespaces() & (CLONE_NEWIPC | CLONE_NEWUTS);
   if (auto why_not = WhyNotForkable(thread)) {
     options_.fork_server->Decline(std::move(*why_not));
-  } else if (auto refused = WhyFiltersRefuseTemplate(thread, fresh)) {
+  } else if (auto refused = FiltersRefuseTemplate(thread, fresh, !init_->CwdToEnter().empty())) {
     options_.fork_server->Decline(std::move(*refused));
   } else {
     // Failing leaves the root where it was: this execution goes on, and the next ones exec.
     const Result<void> made =
         options_.fork_server->Make(thread.tid, thread.regs, thread, fresh, *init_, SnapshotPrefix(thread));
     // Back at the same seccomp stop — or dead while chess-trace injected calls into it (its own
-    // seccomp filter refused one that WhyFiltersRefuseTemplate let through, say): then how the
+    // seccomp filter refused one that FiltersRefuseTemplate let through, say): then how the
     // execution ended is chess-trace's doing, not the program's.
     if (!ptrace::GetRegisters(thread.tid, thread.regs)) {
       Finish(search::Outcome::kError, "the program's process died while chess-trace forked a template from it" +

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "supervisor/report/syscall_digest.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {
@@ -24,7 +25,7 @@ void SupervisorServices::Refuse(const Thread& thread, const std::string& call, i
   Notice("refused " + call + ": " + why + "; the program sees " + std::string(strerrorname_np(error)));
 }
 
-void SupervisorServices::SignalSent(pid_t pid, bool thread) { supervisor_.SignalSent(pid, thread); }
+void SupervisorServices::SignalSent(pid_t pid, bool thread) { supervisor_.signal_scan_.SignalSent(pid, thread); }
 
 bool SupervisorServices::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
   return supervisor_.SignalActsAtOnce(pid, thread, signal);
@@ -46,9 +47,16 @@ void SupervisorServices::AdvanceTime(int64_t nanos) { supervisor_.AdvanceTime(na
 
 bool SupervisorServices::IoPoints() { return supervisor_.options_.io_points; }
 
-bool SupervisorServices::IoPointOn(const FdCopy& file) { return supervisor_.IoPointOn(file); }
+bool SupervisorServices::IoPointOn(const FdCopy& file) {
+  if (!supervisor_.options_.io_points || !file) return false;
+  const auto identity = file.Identity();
+  return identity && supervisor_.execution_.starting_files.count(*identity) == 0;
+}
 
-void SupervisorServices::NoteSharedNames(const Thread& thread) { supervisor_.NoteSharedNames(thread); }
+void SupervisorServices::NoteSharedNames(const Thread& thread) {
+  if (!supervisor_.options_.watch_names) return;
+  for (search::SyscallEvent& event : NameEvents(thread)) supervisor_.names_.push_back(std::move(event));
+}
 
 void SupervisorServices::Stop(search::Outcome outcome, const std::string& message) {
   supervisor_.Finish(outcome, message);

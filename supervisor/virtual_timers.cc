@@ -57,19 +57,19 @@ uint64_t Expire(VirtualTimer& timer, MonoNanos now) {
   return expirations;
 }
 
-void VirtualTimers::FireDue(MonoNanos now, std::set<pid_t>& signalled) {
+void VirtualTimers::FireDue(MonoNanos now, SignalScan& signals) {
   ForEachTimer(threads_, [&](Process& process, VirtualTimer& timer, int fd) {
     const uint64_t expirations = Expire(timer, now);
     if (expirations == 0) return;
     if (fd >= 0) {
       ExpireTimerFd(process, fd, expirations);
     } else if (timer.signal != 0) {
-      SendSignal(process, timer, signalled);
+      SendSignal(process, timer, signals);
     }
   });
 }
 
-void VirtualTimers::SendSignal(Process& process, VirtualTimer& timer, std::set<pid_t>& signalled) {
+void VirtualTimers::SendSignal(Process& process, VirtualTimer& timer, SignalScan& signals) {
   // SIGEV_THREAD_ID names the thread as the program sees it.
   Thread* thread = timer.thread != 0 ? threads_.FindByProgramTid(timer.thread) : nullptr;
   if (timer.thread != 0 && thread == nullptr) return;  // gone: the kernel would drop it too
@@ -97,7 +97,7 @@ void VirtualTimers::SendSignal(Process& process, VirtualTimer& timer, std::set<p
       syscall(SYS_rt_sigqueueinfo, process.tgid, timer.signal, &info);
     }
   }
-  signalled.insert(process.tgid);
+  signals.MayHaveSignal(process.tgid);
 }
 
 void TimerSignalDelivered(Thread& thread) {

@@ -10,9 +10,9 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 
 #include "supervisor/fd_probe.h"
+#include "supervisor/signal_scan.h"
 #include "supervisor/thread_table.h"
 
 namespace chess::supervisor {
@@ -23,12 +23,12 @@ class VirtualTimers {
 
   // The earliest expiry of a timer of a live process, if any is armed.
   std::optional<MonoNanos> Earliest() const;
-  // Every timer due by `now` expires. The processes sent a signal are added to `signalled`: a
+  // Every timer due by `now` expires. The processes sent a signal are noted in `signals`: a
   // thread of theirs may have to leave an emulated wait to take it.
-  void FireDue(MonoNanos now, std::set<pid_t>& signalled);
+  void FireDue(MonoNanos now, SignalScan& signals);
 
  private:
-  void SendSignal(Process& process, VirtualTimer& timer, std::set<pid_t>& signalled);
+  void SendSignal(Process& process, VirtualTimer& timer, SignalScan& signals);
   void ExpireTimerFd(Process& process, int fd, uint64_t expirations);
 
   ThreadTable& threads_;

@@ -52,4 +52,17 @@ std::optional<SignalMasks> ReadSignalMasks(pid_t tid) {
   return masks;
 }
 
+bool EndsProcess(pid_t tid, int signal) {
+  // Signals whose default action ends the process, when the process neither catches nor
+  // ignores them (SIGKILL is never seen here: the kernel does not stop for it).
+  const uint64_t bit = uint64_t{1} << (signal - 1);
+  constexpr uint64_t kNotFatal = (uint64_t{1} << (SIGCHLD - 1)) | (uint64_t{1} << (SIGCONT - 1)) |
+                                 (uint64_t{1} << (SIGURG - 1)) | (uint64_t{1} << (SIGWINCH - 1)) |
+                                 (uint64_t{1} << (SIGSTOP - 1)) | (uint64_t{1} << (SIGTSTP - 1)) |
+                                 (uint64_t{1} << (SIGTTIN - 1)) | (uint64_t{1} << (SIGTTOU - 1));
+  if (signal <= 0 || signal > 64 || (bit & kNotFatal) != 0) return false;
+  const auto masks = ReadSignalMasks(tid);
+  return masks && (masks->caught & bit) == 0 && (masks->ignored & bit) == 0;
+}
+
 }  // namespace chess::supervisor

@@ -31,4 +31,8 @@ struct SignalMasks {
 
 std::optional<SignalMasks> ReadSignalMasks(pid_t tid);
 
+// Whether `signal`, delivered to thread `tid` now, ends its process: its default action does, and
+// the process neither catches nor ignores it.
+bool EndsProcess(pid_t tid, int signal);
+
 }  // namespace chess::supervisor

@@ -56,5 +56,23 @@ TEST(PendingSignals, AThreadThatDoesNotExistHasNoMasks) {
   EXPECT_FALSE(ReadSignalMasks(0x7ffffff0).has_value());
 }
 
+void OnUsr2(int) {}
+
+TEST(PendingSignals, ASignalEndsTheProcessByDefaultUnlessCaughtOrIgnored) {
+  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  EXPECT_TRUE(EndsProcess(tid, SIGTERM));
+  EXPECT_FALSE(EndsProcess(tid, SIGCHLD));  // ignored by default
+  EXPECT_FALSE(EndsProcess(tid, SIGTSTP));  // stops it
+  struct sigaction ignore{}, handle{}, previous_usr1{}, previous_usr2{};
+  ignore.sa_handler = SIG_IGN;
+  handle.sa_handler = OnUsr2;
+  ASSERT_EQ(sigaction(SIGUSR1, &ignore, &previous_usr1), 0);
+  ASSERT_EQ(sigaction(SIGUSR2, &handle, &previous_usr2), 0);
+  EXPECT_FALSE(EndsProcess(tid, SIGUSR1));
+  EXPECT_FALSE(EndsProcess(tid, SIGUSR2));
+  sigaction(SIGUSR1, &previous_usr1, nullptr);
+  sigaction(SIGUSR2, &previous_usr2, nullptr);
+}
+
 }  // namespace
 }  // namespace chess::supervisor

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "seccomp/arch.h"
+#include "seccomp/hypercall_abi.h"
 
 namespace chess::supervisor {
 namespace {
@@ -79,6 +80,35 @@ TEST(Sandbox, TheVdsoCallsAreNamedWithTheirClock) {
   EXPECT_EQ(VdsoCallName(SYS_time, args), "time");
   EXPECT_EQ(VdsoCallName(SYS_getcpu, args), "getcpu");
   EXPECT_FALSE(VdsoCallName(SYS_getppid, args));
+}
+
+// Kills gettimeofday; allows every other call.
+std::vector<sock_filter> KillsGettimeofday() {
+  return {
+      Statement(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp::SyscallData, nr)),
+      Jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_gettimeofday, 0, 1),
+      Statement(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+      Statement(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+}
+
+TEST(Sandbox, ACallTheVdsoWouldMakeIsRefusedOnlyUnderFiltersThatRefuseIt) {
+  Thread thread;
+  EXPECT_EQ(RefusedVdsoCall(thread), std::nullopt);
+  thread.filters = thread.filters.With(Filter());  // traces from 0x4000 only: allows the vDSO's calls
+  EXPECT_EQ(RefusedVdsoCall(thread), std::nullopt);
+  thread.filters = Thread{}.filters.With(KillsGettimeofday());
+  const std::optional<std::string> refused = RefusedVdsoCall(thread);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->find("for gettimeofday"), std::string::npos) << *refused;
+}
+
+TEST(Sandbox, RefusedHypercallsAndHiddenVdsoCallsAreChessTracesInterference) {
+  const uint64_t args[6] = {};
+  EXPECT_TRUE(Interference(CHESS_HYPERCALL_BASE, args, false).has_value());
+  EXPECT_TRUE(Interference(SYS_gettimeofday, args, true).has_value());
+  EXPECT_FALSE(Interference(SYS_gettimeofday, args, false).has_value());  // the program's own call
+  EXPECT_FALSE(Interference(SYS_getppid, args, true).has_value());
 }
 
 }  // namespace
