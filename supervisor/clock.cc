@@ -9,6 +9,16 @@
 #include <cerrno>
 
 namespace chess::supervisor {
+
+SupervisorClocks::SupervisorClocks(std::optional<int64_t> epoch) {
+  if (epoch) {
+    auto clock = std::make_unique<VirtualClock>(*epoch);
+    virtual_ = clock.get();
+    program_ = std::move(clock);
+  } else {
+    program_ = std::make_unique<RealClock>();
+  }
+}
 namespace {
 
 // TAI runs ahead of UTC by the leap seconds so far (37 since 2017).

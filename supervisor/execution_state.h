@@ -17,6 +17,7 @@
 #include "supervisor/program_images.h"
 #include "supervisor/report/backtrace.h"
 #include "supervisor/report/point_history.h"
+#include "supervisor/report/thread_report.h"
 #include "supervisor/slice_meter.h"
 
 namespace chess::supervisor {
@@ -33,6 +34,11 @@ struct ExecutionState {
   ProgramImages images;     // what each program the tree exec'd let the search see
   std::set<std::pair<uint64_t, uint64_t>> starting_files;  // (st_dev, st_ino), see HandlerServices::IoPointOn
   std::map<uint64_t, std::vector<StackFrame>> decision_stacks;  // see backtrace_before
+  std::vector<search::SyscallEvent> names;  // see SupervisorOptions::watch_names
+  std::vector<ThreadReport> crash_threads;  // the tree when a fatal signal reached the root
+  // False once the prefix made a syscall or stop that a copy of its process would not repeat:
+  // no fork server's template then (Supervisor::WhyNotForkable).
+  bool prefix_forkable = true;
 };
 
 }  // namespace chess::supervisor

@@ -24,38 +24,8 @@ bool AllStopped(const ThreadTable& threads, const Process& process) {
 
 }  // namespace
 
-std::vector<Process*> Supervisor::SignalTargets(pid_t pid, bool thread) {
-  // `pid` as the program named it: a process, a thread (tkill), 0 (the sender's group), -1
-  // (everyone it may signal) or -pgid. Only processes of the tree matter here.
-  std::vector<Process*> targets;
-  const Process* sender = running_ != nullptr ? running_->process : nullptr;
-  if (pid > 0) {
-    Process* target = nullptr;
-    if (thread) {
-      if (Thread* t = threads_.FindByProgramTid(pid)) target = t->process;
-    } else {
-      target = threads_.FindByProgramPid(pid);
-    }
-    if (target != nullptr) targets.push_back(target);
-    return targets;
-  }
-  pid_t group = 0;  // in the supervisor's pid namespace
-  if (pid == 0 && sender != nullptr) {
-    group = getpgid(sender->tgid);
-  } else if (pid < -1) {
-    const Process* leader = threads_.FindByProgramPid(-pid);
-    if (leader == nullptr) return targets;  // a group led from outside the tree: not followed
-    group = leader->tgid;
-  }
-  for (const auto& [tgid, process] : threads_.Processes()) {
-    if (process->dying || (pid == -1 && process.get() == sender)) continue;
-    if (pid == -1 || getpgid(tgid) == group) targets.push_back(process.get());
-  }
-  return targets;
-}
-
 bool Supervisor::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
-  for (Process* process : SignalTargets(pid, thread)) {
+  for (Process* process : threads_.SignalTargets(pid, thread, running_ != nullptr ? running_->process : nullptr)) {
     if (running_ != nullptr && process == running_->process) continue;  // its own: it dies, or goes on
     for (const auto& [id, t] : threads_.Live()) {
       if (t->process != process) continue;
@@ -66,7 +36,7 @@ bool Supervisor::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
 }
 
 void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal) {
-  for (Process* process : SignalTargets(pid, thread)) {
+  for (Process* process : threads_.SignalTargets(pid, thread, running_ != nullptr ? running_->process : nullptr)) {
     if (running_ != nullptr && process == running_->process) continue;
     if (signal == SIGKILL) {
       CollectDyingProcess(*process);
@@ -82,7 +52,7 @@ void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal) {
 }
 
 void Supervisor::OnGroupStop(Thread& thread) {
-  PrefixNotForkable();
+  execution_.prefix_forkable = false;
   ptrace::Listen(thread.tid);
   if (running_ == &thread) {
     running_ = nullptr;
@@ -91,7 +61,7 @@ void Supervisor::OnGroupStop(Thread& thread) {
   }
   thread.state = ThreadState::kStopped;
   thread.parked.at = ParkedCall::At::kNone;
-  last_progress_ = WallNow();
+  last_progress_ = clocks_.WallNow();
   Process& process = *thread.process;
   // Its siblings parked in emulated waits take part by running their real call, which the
   // pending stop interrupts at once; the kernel restarts it after the SIGCONT.
@@ -110,7 +80,7 @@ void Supervisor::OnGroupStop(Thread& thread) {
 void Supervisor::OnContinued(Thread& thread) {
   // Back in a ptrace-stop: resuming it goes on where the stop caught it.
   thread.state = ThreadState::kReady;
-  last_progress_ = WallNow();
+  last_progress_ = clocks_.WallNow();
   Process& process = *thread.process;
   if (process.job_change != Process::JobChange::kContinued) {
     process.job_change = Process::JobChange::kContinued;

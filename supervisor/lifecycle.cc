@@ -98,7 +98,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
   child.clear_child_tid = parent.clone_child_tid;
   child.affinity = parent.affinity;
   parent.clone_child_tid = 0;
-  last_progress_ = WallNow();
+  last_progress_ = clocks_.WallNow();
 
   if (event == PTRACE_EVENT_VFORK) {
     // The parent sleeps in the kernel until the child execs or exits, then reports
@@ -153,7 +153,7 @@ void Supervisor::OnExec(Thread& thread) {
   execer->process->shim_control = 0;  // …and finds a new control word (PatchNewImage)
   execer->state = ThreadState::kRunning;
   running_ = execer;
-  last_progress_ = WallNow();
+  last_progress_ = clocks_.WallNow();
   PatchNewImage(*execer);
   ptrace::Resume(execer->tid);
   SettleVforkParent(*execer->process);
@@ -169,7 +169,7 @@ void Supervisor::SettleVforkParent(Process& child) {
 
 void Supervisor::PatchNewImage(Thread& thread) {
   ImagePatch patch;
-  patch.hide_vdso = virtual_clock_ != nullptr;
+  patch.hide_vdso = clocks_.Virtual() != nullptr;
   if (execution_.random) {
     patch.random.emplace();
     execution_.random->Fill(patch.random->data(), patch.random->size());
@@ -195,7 +195,7 @@ void Supervisor::PatchNewImage(Thread& thread) {
 void Supervisor::OnExitEvent(Thread& thread) {
   // Killed by the program's own seccomp filter for a call chess-trace made it make?
   if (&thread == running_) {
-    if (auto why = InterferenceKilled(thread, virtual_clock_ != nullptr)) Finish(search::Outcome::kError, *why);
+    if (auto why = InterferenceKilled(thread, clocks_.Virtual() != nullptr)) Finish(search::Outcome::kError, *why);
   }
   // The mm is still attached here: read the robust list before the kernel walks it.
   if (thread.robust_list != 0) thread.robust_futexes = ReadRobustFutexes(thread.tid, thread.robust_list);
@@ -278,7 +278,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
     last_ = &thread;
     execution_.last_stop = search::StopReason::kExited;
   }
-  last_progress_ = WallNow();
+  last_progress_ = clocks_.WallNow();
   if (thread.tid != process.tgid) {
     threads_.Forget(thread.tid);
     return;
@@ -303,7 +303,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   if (process.exit_signal) {
     Finish(search::Outcome::kSignal);
     result_->signal = *process.exit_signal;
-    result_->threads = std::move(crash_threads_);  // as they were when the signal came
+    result_->threads = std::move(execution_.crash_threads);  // as they were when the signal came
   } else {
     Finish(*process.exit_code == 0 ? search::Outcome::kOk : search::Outcome::kExitStatus);
     result_->exit_status = *process.exit_code;
@@ -372,14 +372,14 @@ void Supervisor::KillTree() {
   }
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
   // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
-  MonoNanos give_up = WallNow() + 5 * kNanosPerSecond;
+  MonoNanos give_up = clocks_.WallNow() + 5 * kNanosPerSecond;
   if (keep_init) {
     // The init stays, so waitpid never says there is nothing left: wait for the processes
     // known to be alive (a blocking wait, which the tick interrupts), then have the init kill
     // and wait out whatever else is in its namespace (a child forked as its parent was killed).
     // A tree handed over for inspection is no longer traced: the init reaps it.
     if (result_ && result_->handed_over) unreaped.clear();
-    while (!unreaped.empty() && WallNow() < give_up) {
+    while (!unreaped.empty() && clocks_.WallNow() < give_up) {
       errno = 0;
       auto event = ptrace::WaitAny();
       if (!event) {
@@ -394,9 +394,9 @@ void Supervisor::KillTree() {
     }
     if (init_->EmptyNamespace([this] { ReapWaiting(); })) return;
     init_->Stop();  // it could not: these namespaces go, and the next execution gets new ones
-    give_up = WallNow() + 5 * kNanosPerSecond;  // to reap what is left, the init too
+    give_up = clocks_.WallNow() + 5 * kNanosPerSecond;  // to reap what is left, the init too
   }
-  while (WallNow() < give_up) {
+  while (clocks_.WallNow() < give_up) {
     errno = 0;
     auto event = ptrace::WaitAny();  // the tick interrupts it
     if (!event) {

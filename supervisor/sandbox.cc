@@ -138,7 +138,7 @@ void Supervisor::FilterInstalled(Thread& thread, std::vector<sock_filter> progra
   // From now on the shim's system calls would pass the filter: its announcements become traps.
   // (Every thread of the process shares the word; announcing by trap works for all of them.)
   SetShimControl(thread, ShimControlFor(true));
-  if (virtual_clock_ == nullptr) return;
+  if (clocks_.Virtual() == nullptr) return;
   if (auto refused = RefusedVdsoCall(thread)) {
     Notice("the program's seccomp filter answers " + *refused +
            ", which natively it reads through the vDSO without a syscall; chess-trace hides the vDSO for virtual "

@@ -31,7 +31,7 @@ constexpr int64_t kDecisionTick = 1'000;
 void Supervisor::FireEarly(Thread& thread) {
   // Time jumps to its deadline, as if every thread that could have run had been slow: whatever
   // else falls due by then fires too, in order, so the program's clocks stay consistent.
-  virtual_clock_->AdvanceTo(*thread.wait->deadline);
+  clocks_.Virtual()->AdvanceTo(*thread.wait->deadline);
   FireDueDeadlines();
 }
 
@@ -51,8 +51,8 @@ bool Supervisor::ReleaseReadyWaiters() {
 }
 
 void Supervisor::FireDueDeadlines() {
-  if (virtual_clock_ != nullptr) timers_.FireDue(ProgramNow(), signal_scan_);
-  const MonoNanos now = ProgramNow();
+  if (clocks_.Virtual() != nullptr) timers_.FireDue(clocks_.ProgramNow(), signal_scan_);
+  const MonoNanos now = clocks_.ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state != ThreadState::kBlocked || !thread->wait || !thread->wait->deadline ||
         *thread->wait->deadline > now) {
@@ -81,7 +81,7 @@ void Supervisor::FireDueDeadlines() {
 
 void Supervisor::ScheduleNext() {
   for (;;) {
-    RefreshEventTime();
+    clocks_.RefreshEventTime();
     if (CheckTimeout()) return;
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
@@ -103,7 +103,7 @@ void Supervisor::ScheduleNext() {
       if (dying || threads_.Live().empty()) {
         errno = 0;
         if (auto event = waiter_.Wait()) {
-          RefreshEventTime();
+          clocks_.RefreshEventTime();
           HandleEvent(*event);
         } else if (errno == ECHILD) {
           Finish(search::Outcome::kError, "every traced task is gone but the root process was not reaped");
@@ -112,20 +112,20 @@ void Supervisor::ScheduleNext() {
         continue;
       }
       const uint64_t isolated = IsolatedNamespaces();
-      const TreeScope scope{virtual_clock_ != nullptr, (isolated & kPrivateTmp) != 0, (isolated & CLONE_NEWNET) != 0};
-      const bool outside = waiters_.AnyOnOutside(execution_.dispatches, WallNow(), scope);
-      if (outside && options_.external_wait && WallNow() - last_progress_ > options_.external_wait->count()) {
+      const TreeScope scope{clocks_.Virtual() != nullptr, (isolated & kPrivateTmp) != 0, (isolated & CLONE_NEWNET) != 0};
+      const bool outside = waiters_.AnyOnOutside(execution_.dispatches, clocks_.WallNow(), scope);
+      if (outside && options_.external_wait && clocks_.WallNow() - last_progress_ > options_.external_wait->count()) {
         FinishAsHang();
         return;
       }
-      if (earliest && virtual_clock_ != nullptr && !(outside && waiters_.WaitsOnOutsideData())) {
+      if (earliest && clocks_.Virtual() != nullptr && !(outside && waiters_.WaitsOnOutsideData())) {
         // A signal already pending (from outside the tree, say) comes first.
         signal_scan_.LookAtAll();
         if (ReleaseThreadsWithPendingSignals()) continue;
         // Virtual time: nothing can happen before the earliest deadline, so it is now. Sleepers
         // wake in deadline order, and a sleep costs no wall time. (Input expected from outside
         // holds time back: the program's timeout must leave the outside world its chance.)
-        virtual_clock_->AdvanceTo(*earliest);
+        clocks_.Virtual()->AdvanceTo(*earliest);
         continue;
       }
       if (earliest || outside) {
@@ -134,14 +134,14 @@ void Supervisor::ScheduleNext() {
         // interval; and now and then for signals from outside. The program's clock, if
         // virtual, follows the real time spent waiting.
         outside_poll_nanos_ = std::clamp<int64_t>(outside_poll_nanos_ * 2, 1'000'000, 50'000'000);
-        const MonoNanos started = WallNow();
+        const MonoNanos started = clocks_.WallNow();
         MonoNanos until = started + (outside ? outside_poll_nanos_ : 100'000'000);
-        if (earliest) until = std::min(until, started + (*earliest - ProgramNow()));
+        if (earliest) until = std::min(until, started + (*earliest - clocks_.ProgramNow()));
         if (auto event = waiter_.WaitUntil(until)) {
-          RefreshEventTime();
+          clocks_.RefreshEventTime();
           HandleEvent(*event);
         }
-        AdvanceTime(log_->OutsideWait(execution_.points, WallNow() - started));
+        AdvanceTime(log_->OutsideWait(execution_.points, clocks_.WallNow() - started));
         if (PendingStopSignal() || result_) return;
         continue;
       }
@@ -160,7 +160,7 @@ void Supervisor::ScheduleNext() {
     }
     // Under real time a deadline cannot be made to come sooner.
     const std::vector<search::ThreadId> timed =
-        virtual_clock_ != nullptr ? TimedThreads(threads_) : std::vector<search::ThreadId>{};
+        clocks_.Virtual() != nullptr ? TimedThreads(threads_) : std::vector<search::ThreadId>{};
     search::SchedulingContext context;
     context.enabled = enabled;
     context.timed = timed;
@@ -202,7 +202,7 @@ void Supervisor::ScheduleNext() {
       // every thread is parked, as it stands.
       Finish(verdict->outcome, verdict->message);
       result_->threads = BuildThreadReports(threads_, futexes_);
-      if (verdict->outcome == search::Outcome::kLivelock) result_->livelock_cycles = ExplainLivelock();
+      if (verdict->outcome == search::Outcome::kLivelock) result_->livelock_cycles = ExplainLivelock(execution_.history, threads_);
       return;
     }
     Thread* next = threads_.Find(picked);
@@ -248,7 +248,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   // The slice and the syscall budget restart on a switch and after a yield or a block, never
   // merely at a scheduling point.
   if (&thread != last_ || execution_.last_stop != search::StopReason::kReachedPoint) {
-    execution_.slice.SwitchedIn(EventTime());
+    execution_.slice.SwitchedIn(clocks_.EventTime());
   }
   if (parked.at == ParkedCall::At::kEntryPutOff) {
     // A syscall put off by the budget or a replayed interrupt: its handler runs now.
@@ -315,7 +315,7 @@ void Supervisor::Finish(search::Outcome outcome, std::string message) {
 
 bool Supervisor::CheckHang() {
   if (!options_.external_wait || running_ == nullptr) return false;
-  const MonoNanos now = WallNow();
+  const MonoNanos now = clocks_.WallNow();
   if (now - last_progress_ < options_.external_wait->count()) return false;
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread != running_ && thread->state != ThreadState::kBlocked &&
@@ -344,8 +344,8 @@ bool Supervisor::CheckHang() {
 }
 
 bool Supervisor::CheckTimeout() {
-  // EventTime(): the clock was read for the event being handled; no extra read per stop.
-  if (result_ || !options_.execution_timeout || EventTime() - started_ < options_.execution_timeout->count()) {
+  // clocks_.EventTime(): the clock was read for the event being handled; no extra read per stop.
+  if (result_ || !options_.execution_timeout || clocks_.EventTime() - started_ < options_.execution_timeout->count()) {
     return false;
   }
   char seconds[32];
@@ -353,28 +353,6 @@ bool Supervisor::CheckTimeout() {
   Finish(search::Outcome::kTimeout, std::string("the execution ran longer than --execution-timeout (") + seconds + " s)");
   result_->threads = SnapshotThreads();
   return true;
-}
-
-std::vector<RepeatedCycle> Supervisor::ExplainLivelock() {
-  std::vector<RepeatedCycle> cycles;
-  for (const PointHistory::Cycle& cycle : execution_.history.RepeatingCycles()) {
-    const Thread* thread = threads_.Find(search::ThreadId{cycle.thread});
-    if (thread == nullptr) continue;
-    RepeatedCycle repeated{cycle.thread, {}};
-    ProcessSymbols symbols(thread->tid);
-    for (const PointHistory::Step& step : cycle.steps) {
-      const std::string object = step.point.op == search::OpKind::kSyncOp ? symbols.NameData(step.point.resource) : "";
-      std::string where = search::DescribePoint(step.point, object);
-      if (where.rfind("at ", 0) == 0 || where.rfind("in ", 0) == 0) where = where.substr(3);
-      // The address of a point is its syscall instruction: worth showing only where the program
-      // makes the syscall itself, not in the C library's wrapper or the shim's hypercall.
-      const StackFrame frame = symbols.Code(step.pc);
-      const bool wrapper = InRuntime(frame) || frame.module == "libchess_preload.so";
-      repeated.steps.push_back(frame.function.empty() || wrapper ? where : where + " at " + FormatFrame(frame));
-    }
-    cycles.push_back(std::move(repeated));
-  }
-  return cycles;
 }
 
 void Supervisor::FinishAsHang() {

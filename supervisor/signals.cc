@@ -27,7 +27,7 @@ void Supervisor::ReleaseToKernel(Thread& thread) {
 }
 
 bool Supervisor::ReleaseThreadsWithPendingSignals(bool from_tick) {
-  const std::vector<SignalScan::Taker>& takers = signal_scan_.FindTakers(EventTime(), from_tick);
+  const std::vector<SignalScan::Taker>& takers = signal_scan_.FindTakers(clocks_.EventTime(), from_tick);
   for (const auto& [thread, caught] : takers) {
     const FamilyHandler handler = HandlerFor(thread->call.family);
     if (handler.on_signal != nullptr && thread->parked.AtEntry()) {

@@ -29,17 +29,15 @@ namespace {
 // The tick while the running thread is alone: only deadlines, signals and hangs need it.
 constexpr int64_t kLoneTickNanos = 50'000'000;
 
+// The tick while another thread could run: the watchdog and the slice need it.
+int64_t FastTick(std::chrono::nanoseconds slice) {
+  return std::clamp<int64_t>(std::min<int64_t>(slice.count(), kWatchdogNanos) / 2, 250'000, kLoneTickNanos);
+}
+
 }  // namespace
 
 Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
-    : options_(std::move(options)), strategy_(strategy) {
-  if (options_.epoch) {
-    auto clock = std::make_unique<VirtualClock>(*options_.epoch);
-    virtual_clock_ = clock.get();
-    clock_ = std::move(clock);
-  } else {
-    clock_ = std::make_unique<RealClock>();
-  }
+    : options_(std::move(options)), strategy_(strategy), clocks_(options_.epoch) {
   execution_.slice = SliceMeter(options_.slice.count());
   if (options_.seed) execution_.random.emplace(*options_.seed);
   if (options_.log != nullptr) log_ = options_.log;
@@ -71,14 +69,14 @@ void Supervisor::EnterIpcNamespace() {
 }
 
 void Supervisor::AdvanceTime(int64_t nanos) {
-  if (virtual_clock_ == nullptr) return;
-  virtual_clock_->Advance(nanos);
+  if (clocks_.Virtual() == nullptr) return;
+  clocks_.Virtual()->Advance(nanos);
   if (running_ != nullptr) running_->cpu_nanos += nanos;
 }
 
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
-  const MonoNanos started = started_ = WallNow();
-  if (auto started_waiter = waiter_.Start(FastTick()); !started_waiter) {
+  const MonoNanos started = started_ = clocks_.WallNow();
+  if (auto started_waiter = waiter_.Start(FastTick(options_.slice)); !started_waiter) {
     ExecutionResult failed;
     failed.message = started_waiter.error();
     return failed;
@@ -90,7 +88,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   }
   // Forked from the template when there is one, else started by execve.
   std::optional<ForkServer::Forked> forked;
-  if (ForkServerUsable() && options_.fork_server->Ready(*init_)) {
+  if (UsesForkServer(options_, *init_) && options_.fork_server->Ready(*init_)) {
     if (auto fork = options_.fork_server->Fork()) forked = *fork;
   }
   LaunchedProgram launched;
@@ -122,12 +120,12 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     main_thread->point = {main_thread->id, search::OpKind::kThreadStart};
     // The first execution that can leaves a template for the next ones: the strategy's calls
     // up to the template point are kept.
-    strategy_.Tape(ForkServerUsable() && !options_.fork_server->Tried());
+    strategy_.Tape(UsesForkServer(options_, *init_) && !options_.fork_server->Tried());
     strategy_.BeginExecution();
   }
   log_->ThreadStarted(main_thread->id, main_thread->process->program_pid, main_thread->program_tid);
   running_ = main_thread;
-  last_progress_ = WallNow();
+  last_progress_ = clocks_.WallNow();
   execution_.slice.Begin(last_progress_);
 
   while (!result_) {
@@ -140,7 +138,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
     if (CheckTimeout()) break;
     if (running_ != nullptr) {
       auto event = waiter_.Wait();
-      RefreshEventTime();
+      clocks_.RefreshEventTime();
       if (event) {
         HandleEvent(*event);
       } else {
@@ -165,10 +163,10 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   result.refused = execution_.refused;
   result.images = execution_.images.All();
   result.decision_stacks = std::move(execution_.decision_stacks);
-  result.names = std::move(names_);
+  result.names = std::move(execution_.names);
   result.threads_created = threads_.ThreadsCreated();
-  result.wall_seconds = static_cast<double>(WallNow() - started) / 1e9;
-  if (virtual_clock_ != nullptr) result.virtual_seconds = static_cast<double>(virtual_clock_->Elapsed()) / 1e9;
+  result.wall_seconds = static_cast<double>(clocks_.WallNow() - started) / 1e9;
+  if (clocks_.Virtual() != nullptr) result.virtual_seconds = static_cast<double>(clocks_.Virtual()->Elapsed()) / 1e9;
   return result;
 }
 
@@ -254,51 +252,46 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
   }
 }
 
-int64_t Supervisor::FastTick() const {
-  return std::clamp<int64_t>(std::min<int64_t>(options_.slice.count(), kWatchdogNanos) / 2, 250'000,
-                             kLoneTickNanos);
-}
-
 void Supervisor::AdjustTick(bool others_runnable) {
   if (others_runnable) {
-    waiter_.SetTick(FastTick());
+    waiter_.SetTick(FastTick(options_.slice));
     return;
   }
   // Alone: wake for the earliest deadline, or now and then for signals and hangs. (In virtual
   // time a deadline is reached by slices, which need the fast tick: see OnTick.)
   int64_t tick = kLoneTickNanos;
-  const MonoNanos now = ProgramNow();
+  const MonoNanos now = clocks_.ProgramNow();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) {
-      tick = virtual_clock_ ? FastTick() : std::min<int64_t>(tick, *thread->wait->deadline - now);
+      tick = clocks_.Virtual() ? FastTick(options_.slice) : std::min<int64_t>(tick, *thread->wait->deadline - now);
     }
   }
   // Rounded to the fast tick, so that a string of deadlines does not re-arm the timer each time.
-  const int64_t fast = FastTick();
+  const int64_t fast = FastTick(options_.slice);
   waiter_.SetTick(std::max<int64_t>(fast, tick / fast * fast));
 }
 
 void Supervisor::OnTick() {
   if (running_ == nullptr) return;
-  const MonoNanos now = WallNow();
+  const MonoNanos now = clocks_.WallNow();
   if (CheckHang()) return;
   // With virtual time a tick changes nothing of the program's state — deadlines fire, waiters
   // and takers of signals are released at decisions only — so what the program sees never
   // depends on when ticks came; the tick only decides whether the running thread must stop.
-  if (virtual_clock_ == nullptr) {
+  if (clocks_.Virtual() == nullptr) {
     // Signals from outside the tree may be for a parked thread, which must get to take them.
     ReleaseThreadsWithPendingSignals(true);
   }
   if (running_->interrupt != Thread::Interrupt::kNone) return;
-  if (virtual_clock_ == nullptr) {
+  if (clocks_.Virtual() == nullptr) {
     FireDueDeadlines();
     ReleaseReadyWaiters();
   }
   // Interrupting is pointless when no other thread could use the CPU.
   const bool others_runnable =
-      AnyOtherSchedulable(threads_, *running_) || (virtual_clock_ != nullptr && !waiters_.FindReady().empty());
+      AnyOtherSchedulable(threads_, *running_) || (clocks_.Virtual() != nullptr && !waiters_.FindReady().empty());
   // In virtual time a sleeper's deadline comes only as the running thread uses up slices.
-  const bool sleepers = virtual_clock_ != nullptr && (AnyDeadline(threads_) || timers_.Earliest().has_value());
+  const bool sleepers = clocks_.Virtual() != nullptr && (AnyDeadline(threads_) || timers_.Earliest().has_value());
   // Waiters on the outside become runnable only when looked at: look often while there are any.
   AdjustTick(others_runnable || sleepers || waiters_.AnyOnEvents());
   if (!others_runnable && !sleepers) return;
@@ -312,7 +305,7 @@ void Supervisor::OnTick() {
   // The CPU time of the thread's process: only this thread of it runs (the serializer sees to
   // that).
   std::optional<int64_t> cpu = ProcessCpuNanos(running_->process->tgid);
-  if (!cpu) cpu = WallNow();
+  if (!cpu) cpu = clocks_.WallNow();
   if (slice.SliceUsed(*cpu) && options_.slice_yields && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
     slice.YieldAtNextSyscall();
   }
@@ -338,7 +331,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
 }
 
 void Supervisor::OnTrappedCall(Thread& thread) {
-  last_progress_ = EventTime();
+  last_progress_ = clocks_.EventTime();
   ++thread.syscalls;
   thread.parked.at = ParkedCall::At::kEntry;
   // A new call: whatever the thread waited for before is over (it was woken to make it).
@@ -456,11 +449,11 @@ void Supervisor::EnterSyscall(Thread& thread) {
   }
   thread.call.family = row->family;
   CheckStopDataIsFamily(thread);
-  if (ProgramWantsItsTracer(thread, virtual_clock_ != nullptr)) {
+  if (ProgramWantsItsTracer(thread, clocks_.Virtual() != nullptr)) {
     Apply(thread, Disposition::Complete(-ENOSYS));
     return;
   }
-  if (strategy_.Taping() && !seccomp::PropertiesOf(row->family).fork_safe) PrefixNotForkable();
+  if (strategy_.Taping() && !seccomp::PropertiesOf(row->family).fork_safe) execution_.prefix_forkable = false;
   SyscallContext context{thread, services_};
   Apply(thread, HandlerFor(thread.call.family).on_entry(context));
 }
@@ -514,7 +507,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     return;
   }
   if (&thread != running_) return;  // a stale interrupt of a parked thread: it stays parked
-  PrefixNotForkable();  // where the thread was interrupted depends on timing
+  execution_.prefix_forkable = false;  // where the thread was interrupted depends on timing
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return;
   // An interrupt requested for an earlier turn of the thread can surface right after it is
@@ -528,7 +521,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     // Asleep in the kernel in a syscall the supervisor does not model (a read from a terminal,
     // a pipe fed from outside…). It restarts transparently when resumed. It waited in real
     // time, and so did the program's clock.
-    AdvanceTime(log_->OutsideWait(execution_.points, WallNow() - execution_.slice.SwitchedInAt()));
+    AdvanceTime(log_->OutsideWait(execution_.points, clocks_.WallNow() - execution_.slice.SwitchedInAt()));
     thread.state = ThreadState::kExternal;
     thread.point = {thread.id, search::OpKind::kInterrupted};
     thread.call.nr = regs.SyscallNr();
@@ -550,7 +543,7 @@ void Supervisor::OnInterruptStop(Thread& thread) {
 void Supervisor::OnSyscallExitStop(Thread& thread) {
   CHESS_CHECK(&thread == running_, "syscall-exit stop of a thread that was not running");
   if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
-  last_progress_ = EventTime();
+  last_progress_ = clocks_.EventTime();
   if (thread.parked.at == ParkedCall::At::kInsideObserved) {
     thread.parked.at = ParkedCall::At::kExit;
     if (!Observe(thread, ExitEvent(thread))) return;
@@ -585,17 +578,17 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGTRAP && &thread == running_ && OnHypercallTrap(thread)) return;
   if (signal == SIGSYS && &thread == running_) {
     // Its filter's RET_TRAP for a call chess-trace made it make?
-    if (auto why = InterferenceTrapped(thread, virtual_clock_ != nullptr)) {
+    if (auto why = InterferenceTrapped(thread, clocks_.Virtual() != nullptr)) {
       Finish(search::Outcome::kError, *why);
       return;
     }
   }
-  PrefixNotForkable();  // a copy of the process would not get it
+  execution_.prefix_forkable = false;  // a copy of the process would not get it
   if (&thread == running_ && thread.process->tgid == root_pid_ && EndsProcess(thread.tid, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that
     // got the signal stopped where it did.
-    crash_threads_ = BuildThreadReports(threads_, futexes_);
-    for (ThreadReport& report : crash_threads_) {
+    execution_.crash_threads = BuildThreadReports(threads_, futexes_);
+    for (ThreadReport& report : execution_.crash_threads) {
       if (report.host_tid != thread.tid) continue;
       report.state = std::string("got SIG") + sigabbrev_np(signal);
       report.syscall.clear();

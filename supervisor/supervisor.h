@@ -50,8 +50,6 @@ class Supervisor final {
   void AdvanceTime(int64_t nanos);
   bool SignalActsAtOnce(pid_t pid, bool thread, int signal);
   void SettleSignalled(pid_t pid, bool thread, int signal);
-  // The tree's processes a kill-like call for `pid` reaches (job_control.cc).
-  std::vector<Process*> SignalTargets(pid_t pid, bool thread);
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
 
   // Signals for parked threads (signals.cc): those the SignalScan finds taking one leave their
@@ -73,7 +71,6 @@ class Supervisor final {
   // A fast tick while another thread could run (the watchdog and the slice need it), a slow one
   // otherwise: a tick interrupts the supervisor, which shares the CPU with the program.
   void AdjustTick(bool others_runnable);
-  int64_t FastTick() const;
   std::vector<ThreadReport> SnapshotThreads();
   void OnSeccompStop(Thread& thread);
   // A trapped syscall, or a hypercall trap, whose call is in thread.call: the same from here on.
@@ -137,8 +134,6 @@ class Supervisor final {
   void ReapWaiting();
 
   // The fork server's side in the supervisor (supervisor_fork.cc).
-  // Whether this execution may make or use a template.
-  bool ForkServerUsable() const;
   // Why what the program did so far would not be repeated exactly by a copy of its process made
   // now, with the supervisor's state copied (PrefixState); nullopt when it would.
   std::optional<std::string> WhyNotForkable(const Thread& thread) const;
@@ -150,8 +145,6 @@ class Supervisor final {
   // prefix's. False when the strategy would not have run the prefix as it was taped (the
   // execution has then ended, as a divergence).
   bool AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread);
-  // A syscall or stop of the prefix that a copy of the process would not repeat: no template.
-  void PrefixNotForkable() { prefix_forkable_ = false; }
 
   // Scheduling (scheduling.cc).
   void ScheduleNext();
@@ -169,17 +162,6 @@ class Supervisor final {
   // Ends the execution as `timeout` once it has run longer than execution_timeout.
   bool CheckTimeout();
   void FinishAsHang();
-  // The cycle each thread of a livelock went round, from the execution's history.
-  std::vector<RepeatedCycle> ExplainLivelock();
-
-  // Real time, for the supervisor's own timing: slices, the watchdog, hangs, scans.
-  MonoNanos WallNow() const { return wall_.Monotonic(); }
-  // Real time as of the event being handled (or the decision being made): what the per-stop
-  // path reads, so that a stop costs one clock read, not five.
-  MonoNanos EventTime() const { return event_time_; }
-  void RefreshEventTime() { event_time_ = WallNow(); }
-  // The program's time, in which its deadlines are measured (virtual unless --real-time).
-  MonoNanos ProgramNow() const { return clock_->Monotonic(); }
 
   SupervisorOptions options_;
   ExecutionState execution_;
@@ -189,9 +171,7 @@ class Supervisor final {
   search::TapedStrategy strategy_;
   ThreadTable threads_;
   FutexTable futexes_;
-  RealClock wall_;
-  std::unique_ptr<Clock> clock_;
-  VirtualClock* virtual_clock_ = nullptr;  // clock_ when time is virtual
+  SupervisorClocks clocks_;
   search::ExecutionLog default_log_;
   search::ExecutionLog* log_ = &default_log_;
   EventWaiter waiter_;
@@ -205,17 +185,13 @@ class Supervisor final {
 
   Thread* running_ = nullptr;      // the one thread resumed, if any
   Thread* last_ = nullptr;         // the thread that ran last (CHESS's "current")
-  MonoNanos event_time_ = 0;       // see EventTime()
   MonoNanos last_progress_ = 0;    // last time any thread did something visible
   std::map<pid_t, ptrace::WaitEvent> early_stops_;  // first stops seen before their CLONE event
   UntrappableSites untrappable_sites_;
-  std::vector<ThreadReport> crash_threads_;  // the tree when a fatal signal reached the root
   pid_t root_pid_ = 0;
   int isolated_ = 0;
   bool ipc_visible_ = true;
-  bool prefix_forkable_ = true;  // see WhyNotForkable
   std::optional<ExecutionResult> result_;
-  std::vector<search::SyscallEvent> names_;  // see SupervisorOptions::watch_names
   MonoNanos started_ = 0;
   SyncObjectNames sync_object_names_;
 };

@@ -16,11 +16,10 @@ bool IsCloneSyscall(int64_t nr) {
 
 }  // namespace
 
-bool Supervisor::ForkServerUsable() const {
-  // A recorded, observed or handed-over execution runs from its execve: all of it is seen.
-  return options_.fork_server != nullptr && options_.shared_init == init_ && options_.log == nullptr &&
-         options_.observer == nullptr && !options_.stop_before_decision && !options_.stop_at_failure &&
-         options_.backtrace_before.empty() && init_->Reusable() && (init_->Namespaces() & CLONE_NEWNS) != 0;
+bool UsesForkServer(const SupervisorOptions& options, const IsolatedInit& init) {
+  return options.fork_server != nullptr && options.shared_init == &init && options.log == nullptr &&
+         options.observer == nullptr && !options.stop_before_decision && !options.stop_at_failure &&
+         options.backtrace_before.empty() && init.Reusable() && (init.Namespaces() & CLONE_NEWNS) != 0;
 }
 
 std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) const {
@@ -33,8 +32,8 @@ std::optional<std::string> Supervisor::WhyNotForkable(const Thread& thread) cons
   const bool process_idle = !process.dying && process.vfork_parent == 0 && !process.alarm.expires &&
                             process.posix_timers.empty() && process.timerfds.empty() &&
                             process.job_change == Process::JobChange::kNone;
-  if (prefix_forkable_ && thread.Idle() && process_idle && futexes_.Empty() && early_stops_.empty() &&
-      signal_scan_.NothingNoted() && crash_threads_.empty()) {
+  if (execution_.prefix_forkable && thread.Idle() && process_idle && futexes_.Empty() && early_stops_.empty() &&
+      signal_scan_.NothingNoted() && execution_.crash_threads.empty()) {
     return std::nullopt;
   }
   return "before its first thread, the program did what a copy of its process would not repeat (a futex, a "
@@ -47,7 +46,7 @@ PrefixState Supervisor::SnapshotPrefix(const Thread& thread) const {
   prefix.process = *thread.process;
   prefix.thread = thread;
   prefix.address_spaces = threads_.AddressSpaces();
-  if (virtual_clock_ != nullptr) prefix.virtual_elapsed = virtual_clock_->Elapsed();
+  if (clocks_.Virtual() != nullptr) prefix.virtual_elapsed = clocks_.Virtual()->Elapsed();
   prefix.ran_before = last_ != nullptr;
   prefix.execution = execution_;
   return prefix;
@@ -101,8 +100,8 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
     thread.state = ThreadState::kRunning;
   }
   main_thread = &thread;
-  if (virtual_clock_ != nullptr && prefix.virtual_elapsed) {
-    virtual_clock_->AdvanceTo(VirtualClock::kStart + *prefix.virtual_elapsed);
+  if (clocks_.Virtual() != nullptr && prefix.virtual_elapsed) {
+    clocks_.Virtual()->AdvanceTo(VirtualClock::kStart + *prefix.virtual_elapsed);
   }
   last_ = prefix.ran_before ? &thread : nullptr;
   // What the prefix said, each execution says, as one that ran it would.

@@ -85,4 +85,8 @@ struct SupervisorOptions {
   bool watch_names = false;
 };
 
+// Whether an execution with these options and namespaces may make or use a fork server's
+// template (supervisor_fork.cc): a recorded, observed or handed-over one runs from its execve.
+bool UsesForkServer(const SupervisorOptions& options, const IsolatedInit& init);
+
 }  // namespace chess::supervisor

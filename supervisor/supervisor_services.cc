@@ -14,7 +14,7 @@ ThreadTable& SupervisorServices::Threads() { return supervisor_.threads_; }
 
 FutexTable& SupervisorServices::Futexes() { return supervisor_.futexes_; }
 
-const Clock& SupervisorServices::Time() { return *supervisor_.clock_; }
+const Clock& SupervisorServices::Time() { return supervisor_.clocks_.Program(); }
 
 void SupervisorServices::Notice(const std::string& text) { supervisor_.Notice(text); }
 
@@ -55,7 +55,7 @@ bool SupervisorServices::IoPointOn(const FdCopy& file) {
 
 void SupervisorServices::NoteSharedNames(const Thread& thread) {
   if (!supervisor_.options_.watch_names) return;
-  for (search::SyscallEvent& event : NameEvents(thread)) supervisor_.names_.push_back(std::move(event));
+  for (search::SyscallEvent& event : NameEvents(thread)) supervisor_.execution_.names.push_back(std::move(event));
 }
 
 void SupervisorServices::Stop(search::Outcome outcome, const std::string& message) {

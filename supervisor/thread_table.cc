@@ -1,5 +1,7 @@
 #include "supervisor/thread_table.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -164,6 +166,35 @@ std::vector<const Process*> ThreadTable::LiveChildren(pid_t parent) const {
     if (process->parent == parent && !process->exit_code && !process->exit_signal) children.push_back(process.get());
   }
   return children;
+}
+
+std::vector<Process*> ThreadTable::SignalTargets(pid_t pid, bool thread, const Process* sender) {
+  // `pid` as the program named it: a process, a thread (tkill), 0 (the sender's group), -1
+  // (everyone it may signal) or -pgid. Only processes of the tree matter here.
+  std::vector<Process*> targets;
+  if (pid > 0) {
+    Process* target = nullptr;
+    if (thread) {
+      if (Thread* t = FindByProgramTid(pid)) target = t->process;
+    } else {
+      target = FindByProgramPid(pid);
+    }
+    if (target != nullptr) targets.push_back(target);
+    return targets;
+  }
+  pid_t group = 0;  // in the supervisor's pid namespace
+  if (pid == 0 && sender != nullptr) {
+    group = getpgid(sender->tgid);
+  } else if (pid < -1) {
+    const Process* leader = FindByProgramPid(-pid);
+    if (leader == nullptr) return targets;  // a group led from outside the tree: not followed
+    group = leader->tgid;
+  }
+  for (const auto& [tgid, process] : processes_) {
+    if (process->dying || (pid == -1 && process.get() == sender)) continue;
+    if (pid == -1 || getpgid(tgid) == group) targets.push_back(process.get());
+  }
+  return targets;
 }
 
 }  // namespace chess::supervisor

@@ -316,6 +316,10 @@ class ThreadTable {
   const std::map<uint32_t, Thread*>& Live() const { return live_; }
   const std::map<uint32_t, std::unique_ptr<Thread>>& All() const { return by_id_; }
   const std::map<pid_t, std::unique_ptr<Process>>& Processes() const { return processes_; }
+  // The tree's processes a kill-like call of `sender` for `pid` reaches: `pid` as the program
+  // named it (a process, with `thread` a thread; 0: the sender's group; -1: everyone it may
+  // signal; -pgid). Processes outside the tree are not followed.
+  std::vector<Process*> SignalTargets(pid_t pid, bool thread, const Process* sender);
   // The children of process `parent` (a tgid) that have not exited yet.
   std::vector<const Process*> LiveChildren(pid_t parent) const;
   size_t ThreadsCreated() const { return next_id_; }

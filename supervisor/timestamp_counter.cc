@@ -26,7 +26,7 @@ int CounterInstructionLength(pid_t tid, uint64_t ip, bool& with_processor_id) {
 }  // namespace
 
 bool Supervisor::EmulateTimestampCounter(Thread& thread) {
-  if (virtual_clock_ == nullptr) return false;
+  if (clocks_.Virtual() == nullptr) return false;
   siginfo_t info{};
   // A #GP from rdtsc arrives as SIGSEGV with SI_KERNEL; page faults have their own codes.
   if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != SI_KERNEL) return false;
@@ -36,7 +36,7 @@ bool Supervisor::EmulateTimestampCounter(Thread& thread) {
   const int length = CounterInstructionLength(thread.tid, regs.Ip(), with_processor_id);
   if (length == 0) return false;
   AdvanceTime(kReadTick);
-  const auto counter = static_cast<uint64_t>(ProgramNow());
+  const auto counter = static_cast<uint64_t>(clocks_.ProgramNow());
   user_regs_struct& raw = regs.raw();
   raw.rax = counter & 0xffffffffu;
   raw.rdx = counter >> 32;

@@ -6,7 +6,9 @@
 #include "seccomp/arch.h"
 #include "seccomp/filter.h"
 #include "seccomp/hypercall_abi.h"
+#include "search/replay_strategy.h"
 #include "supervisor/report/backtrace.h"
+#include "supervisor/report/point_history.h"
 #include "supervisor/report/symbolizer.h"
 #include "supervisor/report/syscall_format.h"
 
@@ -97,6 +99,28 @@ std::vector<ThreadReport> BuildThreadReports(ThreadTable& threads, const FutexTa
     reports.push_back(std::move(report));
   }
   return reports;
+}
+
+std::vector<RepeatedCycle> ExplainLivelock(const PointHistory& history, ThreadTable& threads) {
+  std::vector<RepeatedCycle> cycles;
+  for (const PointHistory::Cycle& cycle : history.RepeatingCycles()) {
+    const Thread* thread = threads.Find(search::ThreadId{cycle.thread});
+    if (thread == nullptr) continue;
+    RepeatedCycle repeated{cycle.thread, {}};
+    ProcessSymbols symbols(thread->tid);
+    for (const PointHistory::Step& step : cycle.steps) {
+      const std::string object = step.point.op == search::OpKind::kSyncOp ? symbols.NameData(step.point.resource) : "";
+      std::string where = search::DescribePoint(step.point, object);
+      if (where.rfind("at ", 0) == 0 || where.rfind("in ", 0) == 0) where = where.substr(3);
+      // The address of a point is its syscall instruction: worth showing only where the program
+      // makes the syscall itself, not in the C library's wrapper or the shim's hypercall.
+      const StackFrame frame = symbols.Code(step.pc);
+      const bool wrapper = InRuntime(frame) || frame.module == "libchess_preload.so";
+      repeated.steps.push_back(frame.function.empty() || wrapper ? where : where + " at " + FormatFrame(frame));
+    }
+    cycles.push_back(std::move(repeated));
+  }
+  return cycles;
 }
 
 }  // namespace chess::supervisor

@@ -7,6 +7,7 @@
 
 #include "supervisor/execution_result.h"
 #include "supervisor/handlers/futex_table.h"
+#include "supervisor/report/point_history.h"
 #include "supervisor/thread_table.h"
 
 namespace chess::supervisor {
@@ -21,5 +22,9 @@ std::optional<uint64_t> WaitedFutexWord(const Thread& thread, const FutexTable& 
 // Whether a futex wait on `word` is the wait of the condition variable the thread's preload shim
 // last announced (pthread_cond_wait, cnd_wait), and not, say, its mutex taken again after.
 bool WaitsOnAnnouncedCondition(const Thread& thread, uint64_t word);
+
+// The cycle each thread of a livelock went round, from the execution's last points: where each
+// step stopped, named in the program's terms.
+std::vector<RepeatedCycle> ExplainLivelock(const PointHistory& history, ThreadTable& threads);
 
 }  // namespace chess::supervisor
