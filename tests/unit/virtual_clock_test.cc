@@ -134,5 +134,32 @@ TEST(RealClock, IsNotVirtualAndLeavesCpuClocksToTheKernel) {
   EXPECT_LE(a, b);
 }
 
+TEST(SupervisorClocks, TheProgramsClockIsVirtualOnlyWithAnEpoch) {
+  const SupervisorClocks real(std::nullopt);
+  EXPECT_EQ(real.Virtual(), nullptr);
+  EXPECT_FALSE(real.Program().IsVirtual());
+
+  SupervisorClocks virtual_time(kEpoch);
+  ASSERT_NE(virtual_time.Virtual(), nullptr);
+  EXPECT_TRUE(virtual_time.Program().IsVirtual());
+  EXPECT_EQ(virtual_time.ProgramNow(), VirtualClock::kStart);
+  // The program's time moves only when the supervisor moves it; the supervisor's own does not
+  // depend on it.
+  virtual_time.Virtual()->Advance(kNanosPerSecond);
+  EXPECT_EQ(virtual_time.ProgramNow(), VirtualClock::kStart + kNanosPerSecond);
+  EXPECT_EQ(*virtual_time.Program().Read(CLOCK_REALTIME), kEpoch + kNanosPerSecond);
+}
+
+TEST(SupervisorClocks, TheEventsTimeIsTheWallClockAsOfTheLastRefresh) {
+  SupervisorClocks clocks(kEpoch);
+  EXPECT_EQ(clocks.EventTime(), 0);  // nothing handled yet
+  const MonoNanos before = clocks.WallNow();
+  clocks.RefreshEventTime();
+  const MonoNanos event = clocks.EventTime();
+  EXPECT_GE(event, before);
+  EXPECT_LE(event, clocks.WallNow());
+  EXPECT_EQ(clocks.EventTime(), event);  // read again: the same, until the next refresh
+}
+
 }  // namespace
 }  // namespace chess::supervisor
