@@ -4,6 +4,7 @@
 
 #include <sys/sysinfo.h>
 
+#include <type_traits>
 
 #ifndef CHESS_TRACE_VERSION
 #define CHESS_TRACE_VERSION "unknown"
@@ -22,38 +23,30 @@ supervisor::CapturedInput FromTrace(const trace::StandardInput& input) {
 }
 static_assert(trace::kLastInputKind == supervisor::kLastInputKind, "the trace names every kind of standard input");
 
-trace::StandardDescriptors ToTrace(const supervisor::StandardDescriptors& descriptors) {
-  trace::StandardDescriptors recorded;
+namespace {
+
+// The trace's record of the standard descriptors and the supervisor's have the same fields in
+// the same order: each direction is this one copy.
+template <typename To, typename From>
+To CopyDescriptors(const From& descriptors) {
+  To copied;
   for (size_t fd = 0; fd < descriptors.size(); ++fd) {
-    const supervisor::StandardDescriptor& from = descriptors[fd];
-    recorded[fd] = {static_cast<trace::StandardDescriptor::Kind>(from.kind),
-                    from.same_file_as,
-                    from.same_description_as,
-                    from.rows,
-                    from.columns,
-                    from.x_pixels,
-                    from.y_pixels,
-                    from.major,
-                    from.minor};
+    const auto& from = descriptors[fd];
+    using Kind = typename std::remove_reference_t<decltype(copied[fd])>::Kind;
+    copied[fd] = {static_cast<Kind>(from.kind), from.same_file_as, from.same_description_as, from.rows, from.columns,
+                  from.x_pixels, from.y_pixels, from.major, from.minor};
   }
-  return recorded;
+  return copied;
+}
+
+}  // namespace
+
+trace::StandardDescriptors ToTrace(const supervisor::StandardDescriptors& descriptors) {
+  return CopyDescriptors<trace::StandardDescriptors>(descriptors);
 }
 
 supervisor::StandardDescriptors FromTrace(const trace::StandardDescriptors& descriptors) {
-  supervisor::StandardDescriptors given;
-  for (size_t fd = 0; fd < descriptors.size(); ++fd) {
-    const trace::StandardDescriptor& from = descriptors[fd];
-    given[fd] = {static_cast<supervisor::StandardDescriptor::Kind>(from.kind),
-                 from.same_file_as,
-                 from.same_description_as,
-                 from.rows,
-                 from.columns,
-                 from.x_pixels,
-                 from.y_pixels,
-                 from.major,
-                 from.minor};
-  }
-  return given;
+  return CopyDescriptors<supervisor::StandardDescriptors>(descriptors);
 }
 static_assert(trace::kLastDescriptorKind == supervisor::kLastDescriptorKind, "the trace names every kind of descriptor");
 
