@@ -35,6 +35,7 @@ RR_HEADER = """#define RR_MAGIC_SAVE_DATA_FD 999
 CFLAGS = ["-std=gnu11", "-DDEBUG", "-UNDEBUG", "-g3", "-O0", "-DMQUEUE_H=1",
           "-DFANOTIFY_H=1", "-D_FILE_OFFSET_BITS=64", "-pthread", "-w"]
 LIBS = ["-lrt", "-ldl", "-lpthread"]
+NONTMP_PARENT = "/var/tmp"
 
 
 def read_list(path):
@@ -83,9 +84,13 @@ def run_one(name, binary, prefix, timeout):
     """Runs one test in a fresh directory; returns (verdict, seconds, detail)."""
     with tempfile.TemporaryDirectory(prefix=f"rr-{name}-") as cwd:
         start = time.monotonic()
+        # rr's runner names a directory off tmpfs for the tests that need a real file system
+        # (reflinks, O_DIRECT); each test gets its own.
+        nontmp = tempfile.mkdtemp(prefix=f"rr-{name}-", dir=NONTMP_PARENT)
+        environment = dict(os.environ, NONTMP_WORKDIR=nontmp)
         process = subprocess.Popen([*prefix, str(binary)], cwd=cwd, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+                                   start_new_session=True, env=environment)
         try:
             stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -100,6 +105,7 @@ def run_one(name, binary, prefix, timeout):
                 verdict = "timeout, SIGTERM ignored"
             return verdict, time.monotonic() - start, tail(stdout, stderr)
         seconds = time.monotonic() - start
+        shutil.rmtree(nontmp, ignore_errors=True)
         out = stdout.decode(errors="replace")
         if passed(process.returncode, out):
             return "pass", seconds, ""
