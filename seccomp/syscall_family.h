@@ -63,9 +63,13 @@ namespace chess::seccomp {
   FAMILY(Timer, "timer")                                                                                \
   /* bind, connect, unlink, rename, mkdir, open(O_CREAT)…: names other processes see */                 \
   FAMILY(Publish, "publish")                                                                            \
-  /* seccomp, prctl(PR_SET_SECCOMP): the program installs a filter of its own (a fork inherits it, */  \
-  /* and PrefixState the supervisor's copy) */                                                          \
-  FAMILY(Seccomp, "seccomp", .fork_safe = true)
+  /* seccomp: the program installs a filter of its own (a fork inherits it, and PrefixState the */    \
+  /* supervisor's copy) */                                                                              \
+  FAMILY(Seccomp, "seccomp", .fork_safe = true)                                                         \
+  /* rt_sigaction(SIGSEGV), rt_sigprocmask: what an emulated rdtsc must leave as the program set it */ \
+  FAMILY(SignalState, "signal-state", .fork_safe = true)                                                \
+  /* prctl of seccomp and the TSC: the program's own answers, not chess-trace's filter and trap */      \
+  FAMILY(Prctl, "prctl", .fork_safe = true)
 
 #define CHESS_FAMILY_ENUMERATOR(Name, ...) k##Name,
 // A family's value is the data chess-trace's filter returns with SECCOMP_RET_TRACE for its rows.

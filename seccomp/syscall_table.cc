@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <signal.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -143,10 +144,17 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_userfaultfd, "userfaultfd", F::kRefused, false, {A::kFlags, _, _, _, _, _}},
       {SYS_ptrace, "ptrace", F::kRefused, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
       // The program's own seccomp filters: chess-trace keeps a copy, so that nothing it injects
-      // or rewrites is a call they refuse. prctl only for PR_SET_SECCOMP (an int).
+      // or rewrites is a call they refuse.
       {SYS_seccomp, "seccomp", F::kSeccomp, false, {A::kInt, A::kFlags, A::kAddr, _, _, _}},
-      {SYS_prctl, "prctl", F::kSeccomp, false, {A::kInt, A::kInt, A::kAddr, _, _, _},
-       {0, 0xffffffff, {PR_SET_SECCOMP, 0}, 1}},
+      // prctl only for seccomp (PR_SET_SECCOMP is one of those filters) and the TSC: the
+      // program's own state, not chess-trace's filter and rdtsc trap. The option is an int.
+      {SYS_prctl, "prctl", F::kPrctl, false, {A::kInt, A::kInt, A::kAddr, _, _, _},
+       {0, 0xffffffff, {PR_SET_SECCOMP, PR_GET_SECCOMP, PR_SET_TSC, PR_GET_TSC}, 4}},
+      // SIGSEGV's disposition and blocked bit, which the kernel changes when an emulated rdtsc
+      // faults (timestamp_counter.cc): rt_sigaction only for SIGSEGV.
+      {SYS_rt_sigaction, "rt_sigaction", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _},
+       {0, 0xffffffff, {SIGSEGV}, 1}},
+      {SYS_rt_sigprocmask, "rt_sigprocmask", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _}},
   };
   for (long i = 0; i < kHypercallCount; ++i) {
     rows.push_back({kHypercallFirst + i, "chess_hypercall", F::kHypercall, false,

@@ -22,7 +22,7 @@ enum class ArgKind : uint8_t { kNone, kInt, kHex, kAddr, kFd, kFutexOp, kFlags, 
 struct TrapCondition {
   int arg = -1;  // -1: always trap
   uint64_t mask = ~uint64_t{0};
-  std::array<uint64_t, 2> values{};
+  std::array<uint64_t, 4> values{};
   size_t value_count = 0;
 
   bool Always() const { return arg < 0; }

@@ -87,11 +87,14 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     process->image = parent.process->image;  // the same program until it execs
     process->focused = parent.process->focused;
     process->shim_control = parent.process->shim_control;  // in its copy of the memory (or the same)
+    process->segv_action = parent.process->segv_action;
   } else {
     execution_.images.SecondThread(process->image);
   }
   Thread& child = threads_.AddThread(tid, *process);
   child.filters = parent.filters;  // the kernel gives a new task its creator's seccomp filters
+  child.segv_blocked = parent.segv_blocked;  // …its signal mask, and its rdtsc mode
+  child.timestamp_counter = parent.timestamp_counter;
   child.state = ThreadState::kReady;
   child.point = {child.id, search::OpKind::kThreadStart};
   log_->ThreadStarted(child.id, process->program_pid, child.program_tid);
@@ -151,6 +154,9 @@ void Supervisor::OnExec(Thread& thread) {
   execer->announced_op = 0;
   execer->announced_object = 0;
   execer->process->shim_control = 0;  // …and finds a new control word (PatchNewImage)
+  // A handler does not survive the exec, the mask does: read here, for the first image too.
+  execer->process->segv_action = execer->process->segv_action.AfterExec();
+  if (auto mask = ptrace::GetSignalMask(execer->tid)) execer->segv_blocked = (*mask >> (SIGSEGV - 1)) & 1;
   execer->state = ThreadState::kRunning;
   running_ = execer;
   last_progress_ = clocks_.WallNow();

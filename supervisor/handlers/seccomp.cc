@@ -5,7 +5,7 @@
 // SECCOMP_FILTER_FLAG_TSYNC — so that nothing it injects or rewrites later is a call the filter
 // refuses (sandbox.h). Other operations (SECCOMP_GET_ACTION_AVAIL…) go to the kernel untouched.
 // SECCOMP_SET_MODE_STRICT fails under chess-trace: a thread under a filter (chess-trace's) cannot
-// enter strict mode.
+// enter strict mode. The prctl family (prctl.cc) hands its PR_SET_SECCOMP here.
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>

@@ -59,6 +59,16 @@ bool SetSignalInfo(pid_t tid, const siginfo_t& info) {
   return Call(PTRACE_SETSIGINFO, tid, nullptr, const_cast<siginfo_t*>(&info)) == 0;
 }
 
+std::optional<uint64_t> GetSignalMask(pid_t tid) {
+  uint64_t mask = 0;
+  if (Call(PTRACE_GETSIGMASK, tid, reinterpret_cast<void*>(sizeof(mask)), &mask) != 0) return std::nullopt;
+  return mask;
+}
+
+bool SetSignalMask(pid_t tid, uint64_t mask) {
+  return Call(PTRACE_SETSIGMASK, tid, reinterpret_cast<void*>(sizeof(mask)), &mask) == 0;
+}
+
 WaitEvent Classify(pid_t tid, int status) {
   WaitEvent event;
   event.tid = tid;

@@ -36,6 +36,9 @@ bool SetRegisters(pid_t tid, const Registers& regs);
 std::optional<unsigned long> EventMessage(pid_t tid);
 bool GetSignalInfo(pid_t tid, siginfo_t& info);
 bool SetSignalInfo(pid_t tid, const siginfo_t& info);
+// The thread's blocked signals (bit N-1 for signal N), read and set while it is stopped.
+std::optional<uint64_t> GetSignalMask(pid_t tid);
+bool SetSignalMask(pid_t tid, uint64_t mask);
 
 
 // What a waitpid status means for a traced thread.

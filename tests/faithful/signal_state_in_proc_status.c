@@ -10,24 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void on_signal(int signal_number) { (void)signal_number; }
+#include "faithful_helpers.h"
 
-static void print_signal_lines(const char* who) {
-  FILE* status = fopen("/proc/self/status", "r");
-  if (status == NULL) {
-    perror("/proc/self/status");
-    exit(2);
-  }
-  char line[256];
-  while (fgets(line, sizeof line, status) != NULL) {
-    if (strncmp(line, "SigBlk:", 7) == 0 || strncmp(line, "SigIgn:", 7) == 0 ||
-        strncmp(line, "SigCgt:", 7) == 0) {
-      printf("%s %s", who, line);
-    }
-  }
-  fclose(status);
-  fflush(stdout);
-}
+static void on_signal(int signal_number) { (void)signal_number; }
 
 int main(int argc, char** argv) {
   sigset_t blocked;
@@ -39,11 +24,11 @@ int main(int argc, char** argv) {
   signal(SIGHUP, SIG_IGN);
   struct sigaction caught = {.sa_handler = on_signal};
   sigaction(SIGUSR2, &caught, NULL);
-  print_signal_lines("parent");
+  print_signal_lines("parent ");
 
   pid_t child = fork();
   if (child == 0) {
-    print_signal_lines("child");
+    print_signal_lines("child ");
     _exit(0);
   }
   int status = 0;

@@ -28,7 +28,7 @@ TEST(SyscallTable, TrapsWhatTheSupervisorMustSee) {
                   long{SYS_wait4}, long{SYS_kill}, long{SYS_read}, long{SYS_accept4}, long{SYS_write},
                   long{SYS_poll}, long{SYS_epoll_wait}, long{SYS_pselect6}, long{SYS_rt_sigsuspend},
                   long{SYS_restart_syscall}, long{SYS_flock}, long{SYS_semop}, long{SYS_splice},
-                  long{SYS_seccomp}, long{SYS_prctl}}) {
+                  long{SYS_seccomp}, long{SYS_prctl}, long{SYS_rt_sigaction}, long{SYS_rt_sigprocmask}}) {
     EXPECT_NE(FindSyscall(nr), nullptr) << SyscallName(nr);
   }
   EXPECT_EQ(FindSyscall(SYS_getppid), nullptr);
@@ -67,7 +67,7 @@ TEST(FamilyRegistry, NamesAreThoseFamilyNameGave) {
       {F::kSplice, "splice"},       {F::kSignalWait, "signal-wait"}, {F::kRestart, "restart"},
       {F::kFileLock, "file-lock"},  {F::kIpc, "ipc"},             {F::kTime, "time"},
       {F::kRandom, "random"},       {F::kTimer, "timer"},         {F::kPublish, "publish"},
-      {F::kSeccomp, "seccomp"},
+      {F::kSeccomp, "seccomp"},     {F::kSignalState, "signal-state"}, {F::kPrctl, "prctl"},
   };
   ASSERT_EQ(names.size(), kFamilyCount);
   for (const auto& [family, name] : names) EXPECT_EQ(PropertiesOf(family).name, name);
@@ -87,7 +87,8 @@ TEST(FamilyRegistry, PropertiesAreThoseOfTheFunctionsItReplaced) {
   // ForkableFamily (supervisor_fork.cc).
   EXPECT_EQ(FamiliesWith(&FamilyProperties::fork_safe),
             (std::set<F>{F::kExec, F::kThreadSetup, F::kRefused, F::kTime, F::kRandom, F::kAffinity, F::kHypercall,
-                         F::kInput, F::kOutput, F::kSleep, F::kYield, F::kSeccomp}));
+                         F::kInput, F::kOutput, F::kSleep, F::kYield, F::kSeccomp, F::kSignalState,
+                         F::kPrctl}));
   // RestartsWithRestartSyscall (signals.cc).
   EXPECT_EQ(FamiliesWith(&FamilyProperties::restarts_with_restart_syscall),
             (std::set<F>{F::kSleep, F::kFutex, F::kPoll}));

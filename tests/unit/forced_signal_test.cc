@@ -1,0 +1,56 @@
+// The kernel's rules for SIGSEGV that an emulated rdtsc must undo (supervisor/forced_signal.h).
+#include "supervisor/forced_signal.h"
+
+#include <signal.h>
+
+#include <gtest/gtest.h>
+
+namespace chess::supervisor {
+namespace {
+
+constexpr uint64_t Bit(int signal) { return uint64_t{1} << (signal - 1); }
+
+TEST(BlockedAfterMaskChange, FollowsEachHow) {
+  EXPECT_EQ(BlockedAfterMaskChange(false, SIG_BLOCK, Bit(SIGSEGV), SIGSEGV), true);
+  EXPECT_EQ(BlockedAfterMaskChange(true, SIG_BLOCK, Bit(SIGUSR1), SIGSEGV), true);
+  EXPECT_EQ(BlockedAfterMaskChange(false, SIG_BLOCK, Bit(SIGUSR1), SIGSEGV), false);
+  EXPECT_EQ(BlockedAfterMaskChange(true, SIG_UNBLOCK, Bit(SIGSEGV), SIGSEGV), false);
+  EXPECT_EQ(BlockedAfterMaskChange(true, SIG_UNBLOCK, Bit(SIGUSR1), SIGSEGV), true);
+  EXPECT_EQ(BlockedAfterMaskChange(true, SIG_SETMASK, Bit(SIGUSR1), SIGSEGV), false);
+  EXPECT_EQ(BlockedAfterMaskChange(false, SIG_SETMASK, ~uint64_t{0}, SIGSEGV), true);
+}
+
+TEST(BlockedAfterMaskChange, AnUnknownHowFailsAndChangesNothing) {
+  EXPECT_EQ(BlockedAfterMaskChange(true, 3, 0, SIGSEGV), std::nullopt);
+}
+
+TEST(SignalAction, ExecKeepsIgnoredAndDropsHandlers) {
+  const SignalAction handler{.handler = 0x401000, .flags = SA_SIGINFO, .restorer = 0x402000, .mask = Bit(SIGUSR1)};
+  EXPECT_TRUE(handler.AfterExec().Default());
+  EXPECT_EQ(handler.AfterExec().mask, 0u);
+  const SignalAction ignored{.handler = 1, .flags = SA_RESTART};
+  EXPECT_TRUE(ignored.AfterExec().Ignored());
+  EXPECT_EQ(ignored.AfterExec().flags, uint64_t{SA_RESTART});
+  EXPECT_TRUE(SignalAction{}.AfterExec().Default());
+}
+
+TEST(LossOfForcedSignal, OnlyABlockedOrIgnoredSignalLosesAnything) {
+  const SignalAction handler{.handler = 0x401000};
+  const SignalAction ignored{.handler = 1};
+  const SignalAction by_default{};
+  // Unblocked with a handler or SIG_DFL: the kernel changes nothing (ld.so's rdtscs).
+  EXPECT_FALSE(LossOfForcedSignal(false, handler).Any());
+  EXPECT_FALSE(LossOfForcedSignal(false, by_default).Any());
+  // Blocked: unblocked, and a handler reset to SIG_DFL.
+  EXPECT_TRUE(LossOfForcedSignal(true, handler).unblocked);
+  EXPECT_TRUE(LossOfForcedSignal(true, handler).action_reset);
+  EXPECT_TRUE(LossOfForcedSignal(true, by_default).unblocked);
+  EXPECT_FALSE(LossOfForcedSignal(true, by_default).action_reset);
+  // Ignored: reset to SIG_DFL, blocked or not.
+  EXPECT_FALSE(LossOfForcedSignal(false, ignored).unblocked);
+  EXPECT_TRUE(LossOfForcedSignal(false, ignored).action_reset);
+  EXPECT_TRUE(LossOfForcedSignal(true, ignored).action_reset);
+}
+
+}  // namespace
+}  // namespace chess::supervisor
