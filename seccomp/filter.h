@@ -20,8 +20,9 @@ struct BpfProgram {
 
 // Traps every row of `table` with SECCOMP_RET_TRACE, the row's family in the data bits, and lets
 // everything else run at full speed. Syscalls made through another ABI (i386 `int 0x80`, x32)
-// fail with ENOSYS in the kernel: the serializer could not see them, and refusing them there
-// means every trace stop is a native syscall of the table. Built in the supervisor, installed
+// fail with ENOSYS in the kernel, the serializer could not see them — but for i386's exits,
+// which stop as the exit family's, and a few i386 calls harmless to run (read, write, close,
+// getpid…). Built in the supervisor, installed
 // by the child after fork. With `observe_all`, every other syscall is trapped too, with
 // kObserveOnly in the data bits (for --check-determinism, which looks at every result).
 Result<BpfProgram> CompileFilter(std::span<const SyscallRow> table, bool observe_all = false);

@@ -57,6 +57,8 @@ namespace chess::seccomp {
   FAMILY(Ipc, "ipc")                                                                                    \
   /* clock_gettime, gettimeofday, time, getcpu: answered from the virtual clock */                      \
   FAMILY(Time, "time", .fork_safe = true)                                                               \
+  /* clock_settime, settimeofday, adjtimex, clock_adjtime: set the virtual clock, never the host's */  \
+  FAMILY(ClockSet, "clock-set")                                                                         \
   /* getrandom: answered from the run's seeded generator */                                             \
   FAMILY(Random, "random", .fork_safe = true)                                                           \
   /* alarm, itimers, POSIX timers, timerfd settings: kept in virtual time */                            \

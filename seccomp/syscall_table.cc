@@ -114,6 +114,11 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_times, "times", F::kTime, false, {A::kAddr, _, _, _, _, _}},
       {SYS_getrusage, "getrusage", F::kTime, false, {A::kInt, A::kAddr, _, _, _, _}},
       {SYS_sysinfo, "sysinfo", F::kTime, false, {A::kAddr, _, _, _, _, _}},
+      // Setting the clocks: the program's own, in virtual time; read-only adjtimex modes too.
+      {SYS_clock_settime, "clock_settime", F::kClockSet, false, {A::kInt, A::kAddr, _, _, _, _}},
+      {SYS_settimeofday, "settimeofday", F::kClockSet, false, {A::kAddr, A::kAddr, _, _, _, _}},
+      {SYS_adjtimex, "adjtimex", F::kClockSet, false, {A::kAddr, _, _, _, _, _}},
+      {SYS_clock_adjtime, "clock_adjtime", F::kClockSet, false, {A::kInt, A::kAddr, _, _, _, _}},
       {SYS_getrandom, "getrandom", F::kRandom, false, {A::kAddr, A::kInt, A::kFlags, _, _, _}},
       {SYS_alarm, "alarm", F::kTimer, false, {A::kInt, _, _, _, _, _}},
       {SYS_getitimer, "getitimer", F::kTimer, false, {A::kInt, A::kAddr, _, _, _, _}},

@@ -54,6 +54,8 @@ class VirtualClock final : public Clock {
   void AdvanceTo(MonoNanos when) { now_ = when > now_ ? when : now_; }
   int64_t Elapsed() const { return now_ - kStart; }
   int64_t Epoch() const { return epoch_; }
+  // CLOCK_REALTIME (and TAI with it) reads `nanos` now; the monotonic clocks are not touched.
+  void SetRealtime(int64_t nanos) { epoch_ = nanos - Elapsed(); }
 
  private:
   int64_t epoch_;

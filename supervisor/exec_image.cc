@@ -8,6 +8,7 @@
 
 #include "seccomp/hypercall_abi.h"
 #include "supervisor/ptrace/remote_memory.h"
+#include "supervisor/vdso_stubs.h"
 
 namespace chess::supervisor {
 namespace {
@@ -50,7 +51,7 @@ std::optional<PatchedImage> PatchAuxiliaryVector(pid_t tid, uint64_t stack_point
     if (!pair) return std::nullopt;
     if (pair->a_type == AT_NULL) {
       end = entry;
-    } else if (pair->a_type == AT_SYSINFO_EHDR && patch.hide_vdso) {
+    } else if (pair->a_type == AT_SYSINFO_EHDR && patch.stub_vdso && !StubVdso(tid, pair->a_un.a_val)) {
       ok = memory.Write(entry, uint64_t{AT_IGNORE}) && ok;
     } else if (pair->a_type == AT_RANDOM && patch.random) {
       ok = memory.Write(pair->a_un.a_val, patch.random->data(), patch.random->size()) && ok;

@@ -11,9 +11,11 @@
 namespace chess::supervisor {
 
 struct ImagePatch {
-  // AT_SYSINFO_EHDR becomes AT_IGNORE: without a vDSO the C library makes real syscalls for
-  // clock_gettime, gettimeofday, time and getcpu, which the supervisor can then answer.
-  bool hide_vdso = false;
+  // The vDSO's clock functions make syscalls (vdso_stubs.h), so that the C library's
+  // clock_gettime, gettimeofday, time and getcpu reach the supervisor, which can then answer
+  // them. If its image cannot be stubbed, AT_SYSINFO_EHDR becomes AT_IGNORE: without a vDSO
+  // the C library makes the syscalls itself.
+  bool stub_vdso = false;
   // The 16 bytes AT_RANDOM points at (the stack protector's canary, the pointer guard).
   std::optional<std::array<uint8_t, 16>> random;
   // The preload shim's control word (seccomp/hypercall_abi.h): its two entries are added

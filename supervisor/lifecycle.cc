@@ -175,14 +175,14 @@ void Supervisor::SettleVforkParent(Process& child) {
 
 void Supervisor::PatchNewImage(Thread& thread) {
   ImagePatch patch;
-  patch.hide_vdso = clocks_.Virtual() != nullptr;
+  patch.stub_vdso = clocks_.Virtual() != nullptr;
   if (execution_.random) {
     patch.random.emplace();
     execution_.random->Fill(patch.random->data(), patch.random->size());
   }
   // The seccomp filters survive the exec: under one, the new image's shim announces by trap.
   if (options_.preload_shim) patch.shim_control = ShimControlFor(!thread.filters.Empty());
-  if (!patch.hide_vdso && !patch.random && !patch.shim_control) return;
+  if (!patch.stub_vdso && !patch.random && !patch.shim_control) return;
   Registers regs;
   std::optional<PatchedImage> patched;
   if (ptrace::GetRegisters(thread.tid, regs)) patched = PatchAuxiliaryVector(thread.tid, regs.Sp(), patch);

@@ -141,8 +141,8 @@ void Supervisor::FilterInstalled(Thread& thread, std::vector<sock_filter> progra
   if (clocks_.Virtual() == nullptr) return;
   if (auto refused = RefusedVdsoCall(thread)) {
     Notice("the program's seccomp filter answers " + *refused +
-           ", which natively it reads through the vDSO without a syscall; chess-trace hides the vDSO for virtual "
-           "time, so the program may fail where it does not natively (--real-time keeps the vDSO)");
+           ", which natively it reads through the vDSO without a syscall; chess-trace makes the vDSO call the kernel for virtual "
+           "time, so the program may fail where it does not natively (--real-time keeps the vDSO as it is)");
   }
 }
 
@@ -199,8 +199,8 @@ std::optional<std::string> Interference(int64_t nr, const uint64_t (&args)[6], b
   if (vdso_hidden) {
     if (auto call = VdsoCallName(nr, args)) {
       return "the program's own seccomp filter refused " + *call +
-             ", which natively it reads through the vDSO without a syscall; chess-trace hides the vDSO for virtual "
-             "time: " + what + " (run with --real-time to keep the vDSO)";
+             ", which natively it reads through the vDSO without a syscall; chess-trace makes the vDSO call the kernel for virtual "
+             "time: " + what + " (run with --real-time to keep the vDSO as it is)";
     }
   }
   return std::nullopt;

@@ -30,7 +30,7 @@ std::optional<uint32_t> ProgramVerdict(const Thread& thread, const seccomp::Sysc
 bool FiltersPermit(const Thread& thread, const seccomp::SyscallData& call, bool recheck);
 
 // Calls a program makes through the vDSO natively, without a syscall — and as syscalls under
-// chess-trace when it hides the vDSO for virtual time. Their names, with the clock for
+// chess-trace, whose vDSO makes them for virtual time. Their names, with the clock for
 // clock_gettime and clock_getres ("clock_gettime(CLOCK_MONOTONIC)"); nullopt for other calls.
 std::optional<std::string> VdsoCallName(int64_t nr, const uint64_t (&args)[6]);
 

@@ -14,6 +14,7 @@
 #include "search/fnv1a.h"
 #include "seccomp/filter.h"
 #include "supervisor/report/backtrace.h"
+#include "supervisor/foreign_abi.h"
 #include "supervisor/invariant.h"
 #include "supervisor/sandbox.h"
 #include "supervisor/schedulable.h"
@@ -327,6 +328,7 @@ void Supervisor::OnSeccompStop(Thread& thread) {
   thread.call.trap = TrappedCall::Trap::kSeccomp;
   thread.call.nr = thread.regs.SyscallNr();
   for (int i = 0; i < 6; ++i) thread.call.args[i] = thread.regs.Arg(i);
+  TranslateI386Exit(thread);
   OnTrappedCall(thread);
 }
 

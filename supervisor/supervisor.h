@@ -117,7 +117,7 @@ class Supervisor final {
   // Thread lifecycle (lifecycle.cc).
   void OnThreadCreated(Thread& parent, int event);
   void OnExec(Thread& thread);
-  // Hides the vDSO and seeds AT_RANDOM in a new image (virtual time, seeded randomness).
+  // Stubs the vDSO's clocks and seeds AT_RANDOM in a new image (virtual time, seeded randomness).
   void PatchNewImage(Thread& thread);
   void OnExitEvent(Thread& thread);
   // Handles `tid`'s events, and no one else's, until `done` holds of it or it is gone: for

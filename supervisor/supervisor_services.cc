@@ -44,6 +44,9 @@ search::SeededRandom* SupervisorServices::Random() {
 }
 
 void SupervisorServices::AdvanceTime(int64_t nanos) { supervisor_.AdvanceTime(nanos); }
+void SupervisorServices::SetRealtime(int64_t nanos) {
+  if (supervisor_.clocks_.Virtual() != nullptr) supervisor_.clocks_.Virtual()->SetRealtime(nanos);
+}
 
 bool SupervisorServices::IoPoints() { return supervisor_.options_.io_points; }
 

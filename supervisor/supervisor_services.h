@@ -26,6 +26,7 @@ class SupervisorServices final : public HandlerServices {
   bool IpcVisible() override;
   search::SeededRandom* Random() override;
   void AdvanceTime(int64_t nanos) override;
+  void SetRealtime(int64_t nanos) override;
   bool IoPoints() override;
   bool IoPointOn(const FdCopy& file) override;
   void NoteSharedNames(const Thread& thread) override;

@@ -178,6 +178,9 @@ class HandlerServices {
   virtual search::SeededRandom* Random() = 0;
   // Virtual time moves by `nanos` (a clock read); nothing happens with real time.
   virtual void AdvanceTime(int64_t nanos) = 0;
+  // The program's CLOCK_REALTIME reads `nanos` from now on (a privileged program set it); its
+  // monotonic clocks go on. Only with virtual time: the host's clock is never set.
+  virtual void SetRealtime(int64_t nanos) = 0;
   // Whether reads, writes and polls of pipes and sockets are scheduling points (a search wants
   // them; a single faithful run does not need to stop there).
   virtual bool IoPoints() = 0;

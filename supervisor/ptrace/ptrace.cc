@@ -53,6 +53,13 @@ std::optional<unsigned long> EventMessage(pid_t tid) {
   return message;
 }
 
+std::optional<uint32_t> SyscallArch(pid_t tid) {
+  __ptrace_syscall_info info{};
+  if (Call(PTRACE_GET_SYSCALL_INFO, tid, reinterpret_cast<void*>(sizeof(info)), &info) <= 0) return std::nullopt;
+  if (info.op == PTRACE_SYSCALL_INFO_NONE) return std::nullopt;
+  return info.arch;
+}
+
 bool GetSignalInfo(pid_t tid, siginfo_t& info) { return Call(PTRACE_GETSIGINFO, tid, nullptr, &info) == 0; }
 
 bool SetSignalInfo(pid_t tid, const siginfo_t& info) {

@@ -34,6 +34,9 @@ bool Listen(pid_t tid);
 bool GetRegisters(pid_t tid, Registers& regs);
 bool SetRegisters(pid_t tid, const Registers& regs);
 std::optional<unsigned long> EventMessage(pid_t tid);
+// The AUDIT_ARCH_* of the call a thread is stopped in (PTRACE_GET_SYSCALL_INFO): which ABI made
+// it, which its registers do not say. nullopt when it could not be read.
+std::optional<uint32_t> SyscallArch(pid_t tid);
 bool GetSignalInfo(pid_t tid, siginfo_t& info);
 bool SetSignalInfo(pid_t tid, const siginfo_t& info);
 // The thread's blocked signals (bit N-1 for signal N), read and set while it is stopped.

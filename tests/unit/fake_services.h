@@ -36,6 +36,7 @@ class FakeServices final : public HandlerServices {
   search::SeededRandom* Random() override { return nullptr; }
   bool IpcVisible() override { return true; }
   void AdvanceTime(int64_t) override {}
+  void SetRealtime(int64_t) override {}
   void FilterInstalled(Thread&, std::vector<sock_filter>, bool) override {}
 
   ThreadTable threads_;

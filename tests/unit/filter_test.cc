@@ -70,6 +70,24 @@ TEST(Filter, ForeignAbisFailWithEnosysInsteadOfEscapingTheSerializer) {
   auto x32 = RunFilter(program->instructions, Call(0x40000000 | SYS_futex));
   ASSERT_TRUE(x32.has_value());
   EXPECT_EQ(*x32, SECCOMP_RET_ERRNO | ENOSYS);
+  // i386's clock_settime, stime and clock_gettime neither set nor read the host's clock.
+  for (int nr : {264 /* clock_settime */, 25 /* stime */, 265 /* clock_gettime */, 120 /* clone */}) {
+    EXPECT_EQ(RunFilter(program->instructions, Call(nr, AUDIT_ARCH_I386)), SECCOMP_RET_ERRNO | ENOSYS) << nr;
+  }
+}
+
+TEST(Filter, I386ExitsStopAsTheExitFamilysAndAFewHarmlessCallsRun) {
+  auto program = CompileFilter(SyscallTable());
+  ASSERT_TRUE(program.ok());
+  const uint32_t exit_trap = SECCOMP_RET_TRACE | static_cast<uint16_t>(SyscallFamily::kExit);
+  EXPECT_EQ(RunFilter(program->instructions, Call(1 /* exit */, AUDIT_ARCH_I386)), exit_trap);
+  EXPECT_EQ(RunFilter(program->instructions, Call(252 /* exit_group */, AUDIT_ARCH_I386)), exit_trap);
+  for (int nr : {3 /* read */, 4 /* write */, 6 /* close */, 20 /* getpid */, 146 /* writev */}) {
+    EXPECT_EQ(RunFilter(program->instructions, Call(nr, AUDIT_ARCH_I386)), SECCOMP_RET_ALLOW) << nr;
+  }
+  // The native ABI is judged as before: the prologue is passed over.
+  EXPECT_EQ(RunFilter(program->instructions, Call(SYS_getppid)), SECCOMP_RET_ALLOW);
+  EXPECT_EQ(RunFilter(program->instructions, Call(SYS_exit_group)), exit_trap);
 }
 
 }  // namespace

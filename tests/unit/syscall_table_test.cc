@@ -68,6 +68,7 @@ TEST(FamilyRegistry, NamesAreThoseFamilyNameGave) {
       {F::kFileLock, "file-lock"},  {F::kIpc, "ipc"},             {F::kTime, "time"},
       {F::kRandom, "random"},       {F::kTimer, "timer"},         {F::kPublish, "publish"},
       {F::kSeccomp, "seccomp"},     {F::kSignalState, "signal-state"}, {F::kPrctl, "prctl"},
+      {F::kClockSet, "clock-set"},
   };
   ASSERT_EQ(names.size(), kFamilyCount);
   for (const auto& [family, name] : names) EXPECT_EQ(PropertiesOf(family).name, name);
