@@ -601,6 +601,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
       return;
     }
   }
+  if (&thread == running_ && ReleaseFaultingInit(thread, signal)) return;
   if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalDelivered(thread);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
