@@ -442,6 +442,10 @@ void Supervisor::KillTree() {
       unreaped.insert(tgid);
     }
   }
+  // A thread already in its exit stop ignores SIGKILL (its process is dying): only its tracer
+  // lets it go on. Its report may have been taken and not answered (the stop request came
+  // first), so every thread is continued; for one not stopped, that fails and changes nothing.
+  for (const auto& [id, thread] : threads_.Live()) ptrace::Resume(thread->tid);
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
   // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
   MonoNanos give_up = clocks_.WallNow() + 5 * kNanosPerSecond;
