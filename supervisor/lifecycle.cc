@@ -16,6 +16,7 @@
 
 #include "supervisor/exec_image.h"
 #include "supervisor/handlers/futex_key.h"
+#include "supervisor/handlers/pending_signals.h"
 #include "supervisor/invariant.h"
 #include "supervisor/sandbox.h"
 #include "supervisor/supervisor.h"
@@ -243,16 +244,28 @@ void Supervisor::OnExitEvent(Thread& thread) {
   }
   // Wait for the death now: the kernel clears the clear-child-tid word before reporting it, and
   // joiners must become runnable before the next decision.
-  if (auto death = ptrace::WaitFor(thread.tid)) HandleEvent(*death);
+  AwaitThread(thread.tid, [](const Thread&) { return false; });
 }
 
 void Supervisor::AwaitThread(pid_t tid, const std::function<bool(const Thread&)>& done) {
-  // Bounded: a thread reports only a few events (a signal stop, an exit) before any of these.
-  for (int events = 0; events < 16; ++events) {
+  AwaitEvents(tid, [this, tid, &done] {
     const Thread* thread = threads_.Find(tid);
-    if (thread == nullptr || thread->state == ThreadState::kDead || done(*thread)) return;
-    auto event = ptrace::WaitFor(tid);
-    if (!event) return;
+    return thread == nullptr || thread->state == ThreadState::kDead || done(*thread);
+  });
+}
+
+void Supervisor::AwaitEvents(pid_t tid, const std::function<bool()>& done) {
+  // Every tracee's events are handled as they come, not only tid's: the kernel may hold tid's
+  // back until others are collected — a pid namespace's init that exits reports its death only
+  // once every task its exit killed in its namespace is reaped (zap_pid_ns_processes), and
+  // those are ours to reap. Nothing else runs meanwhile (one thread at a time), so what comes
+  // is what the main loop would handle the same way: deaths, exit stops, first stops.
+  // Bounded: a thread reports only a few events (a signal stop, an exit) before any of these;
+  // and a request to stop chess-trace ends the wait (WaitFor).
+  for (int events = 0; events < 16 && !done();) {
+    auto event = ptrace::WaitFor(-1, done);  // `done` is asked again at each tick
+    if (!event) return;  // done, nothing traced is left, or chess-trace is asked to stop
+    if (event->tid == tid) ++events;
     HandleEvent(*event);
   }
 }
@@ -269,6 +282,65 @@ void Supervisor::CollectDyingProcess(Process& process) {
     AwaitThread(tid, [](const Thread& t) { return t.state == ThreadState::kExiting; });
   }
   for (pid_t tid : members) AwaitThread(tid, [](const Thread&) { return false; });  // until dead
+  // A leader that exited before its threads is dead to the table already; the process ends
+  // when its death is reported, after theirs.
+  AwaitEvents(process.tgid, [&process] { return process.exit_code || process.exit_signal; });
+}
+
+bool Supervisor::ReleaseFaultingInit(Thread& thread, int signal) {
+  // A pid namespace's init is immune to the signals of its own namespace (SIGNAL_UNKILLABLE).
+  // The kernel lifts that for a fatal signal it forces on it (a fault), but only when the init
+  // is not traced: re-injected by its tracer, the signal is dropped, and the init would fault
+  // again forever. Untraced, it faults again where it was and dies of it, and its parent's wait
+  // and SIGCHLD see the original signal and core bit (a SIGKILL from here would show signal 9).
+  // Only a fault comes back by itself; any other forced signal is re-injected as usual.
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info) || !RecursAsFault(signal, info.si_code) ||
+      !EndsProcess(thread.tid, signal) || !IsPidNamespaceInit(thread.process->tgid)) {
+    return false;
+  }
+  Process& process = *thread.process;
+  process.dying = true;
+  ClearWait(thread);
+  DropTransfer(thread);
+  thread.state = ThreadState::kExiting;
+  if (running_ == &thread) {
+    running_ = nullptr;
+    last_ = &thread;
+    execution_.last_stop = search::StopReason::kExited;
+  }
+  execution_.prefix_forkable = false;
+  ptrace::Detach(thread.tid, signal);
+  // Its exit and death are no longer ours to see. Its exit kills every task of its namespace
+  // and waits until they are reaped — by chess-trace, their tracer — so their events are served
+  // until it is a zombie and its process has no traced thread left. Bounded: the fault recurs
+  // at once; if it did not, the init is killed rather than left to run untraced.
+  const pid_t tid = thread.tid;
+  const MonoNanos give_up = clocks_.WallNow() + 5 * kNanosPerSecond;
+  auto ended = [this, tid, &process, give_up] {
+    for (const auto& [id, other] : threads_.Live()) {
+      if (other->process == &process && other->tid != tid) return false;
+    }
+    const std::optional<char> state = KernelState(tid);
+    return !state || *state == 'Z' || *state == 'X' || clocks_.WallNow() > give_up;
+  };
+  AwaitEvents(tid, ended);
+  if (const std::optional<char> state = KernelState(tid); state && *state != 'Z' && *state != 'X') {
+    kill(tid, SIGKILL);  // from an ancestor namespace: it cannot refuse it
+  }
+  threads_.MarkDead(thread);
+  if (tid != process.tgid) {
+    // The leader is still traced: the process ends when its death is reported.
+    threads_.Forget(tid);
+    CollectDyingProcess(process);
+    return true;
+  }
+  ptrace::WaitEvent death;
+  death.tid = tid;
+  death.kind = ptrace::StopKind::kKilled;
+  death.value = signal;
+  OnDeath(thread, death);
+  return true;
 }
 
 void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
@@ -376,6 +448,10 @@ void Supervisor::KillTree() {
       unreaped.insert(tgid);
     }
   }
+  // A thread already in its exit stop ignores SIGKILL (its process is dying): only its tracer
+  // lets it go on. Its report may have been taken and not answered (the stop request came
+  // first), so every thread is continued; for one not stopped, that fails and changes nothing.
+  for (const auto& [id, thread] : threads_.Live()) ptrace::Resume(thread->tid);
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a
   // PTRACE_EVENT_EXIT stop first, which must be continued. Bounded: EXITKILL covers the rest.
   MonoNanos give_up = clocks_.WallNow() + 5 * kNanosPerSecond;

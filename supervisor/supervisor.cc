@@ -173,11 +173,14 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
 
 std::vector<ThreadReport> Supervisor::SnapshotThreads() {
   // Stop the running thread too, so every stack can be read; bounded, since it may be dying.
+  // Only its own report is taken: another's (an exit stop, a death) is KillTree's to collect.
   if (running_ != nullptr && ptrace::Interrupt(running_->tid)) {
     for (int i = 0; i < 100; ++i) {
-      auto event = ptrace::PollAny();
-      if (event && event->tid == running_->tid) {
-        if (event->kind == ptrace::StopKind::kExited || event->kind == ptrace::StopKind::kKilled) {
+      bool gone = false;
+      const std::optional<int> status = ptrace::PollChild(running_->tid, gone);
+      if (status || gone) {
+        const ptrace::WaitEvent event = ptrace::Classify(running_->tid, status.value_or(0));
+        if (gone || event.kind == ptrace::StopKind::kExited || event.kind == ptrace::StopKind::kKilled) {
           threads_.MarkDead(*running_);
           running_ = nullptr;
         }
@@ -603,6 +606,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
       return;
     }
   }
+  if (&thread == running_ && ReleaseFaultingInit(thread, signal)) return;
   if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalDelivered(thread);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {

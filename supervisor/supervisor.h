@@ -123,11 +123,17 @@ class Supervisor final {
   // Handles `tid`'s events, and no one else's, until `done` holds of it or it is gone: for
   // changes the kernel makes at once but reports when it likes.
   void AwaitThread(pid_t tid, const std::function<bool(const Thread&)>& done);
+  // Handles every tracee's events until `done` holds (or `tid` has reported a few).
+  void AwaitEvents(pid_t tid, const std::function<bool()>& done);
   // Waits for every thread of a process that is ending to exit and die (see OnExitEvent).
   void CollectDyingProcess(Process& process);
   // Waits for the vfork parent of `child`, which just exec'd or died, to report it is awake.
   void SettleVforkParent(Process& child);
   void OnDeath(Thread& thread, const ptrace::WaitEvent& event);
+  // At the signal-delivery-stop of a fault that kills a pid namespace's init: lets the init go
+  // (untraced, it dies of the signal as natively) and collects its namespace's end. False when
+  // the signal is not that, and takes its usual way.
+  bool ReleaseFaultingInit(Thread& thread, int signal);
   void ReplayExitWakes(Thread& thread);
   void KillTree();
   // Reaps every tracee event there is now, resuming stops (KillTree's work).

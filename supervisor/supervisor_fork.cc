@@ -82,9 +82,11 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
   {
     const pid_t tgid = root.tgid;
     const pid_t program_pid = root.program_pid;
+    std::vector<pid_t> ns_pids = std::move(root.ns_pids);
     root = prefix.process;
     root.tgid = tgid;
     root.program_pid = program_pid;
+    root.ns_pids = std::move(ns_pids);
   }
   threads_.SetAddressSpaces(prefix.address_spaces);
   Thread& thread = threads_.AddThread(forked.pid, root);
@@ -92,10 +94,12 @@ bool Supervisor::AdoptForked(const ForkServer::Forked& forked, Thread*& main_thr
     const search::ThreadId id = thread.id;
     const pid_t tid = thread.tid;
     const pid_t program_tid = thread.program_tid;
+    std::vector<pid_t> ns_tids = std::move(thread.ns_tids);
     thread = prefix.thread;
     thread.id = id;
     thread.tid = tid;
     thread.program_tid = program_tid;
+    thread.ns_tids = std::move(ns_tids);
     thread.process = &root;
     thread.state = ThreadState::kRunning;
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace chess::supervisor {
@@ -64,24 +65,51 @@ bool AsleepInKernel(pid_t tid) {
   return state == 'S' || state == 'D';
 }
 
-// The innermost pid of the NSpid line of /proc/TID/status: the id in the task's own namespace.
-pid_t ProgramId(pid_t tid) {
+// The NSpid line of /proc/TID/status: the task's id in each pid namespace from chess-trace's
+// down to its own (empty when it cannot be read).
+std::vector<pid_t> NamespaceIds(pid_t tid) {
   std::ifstream status("/proc/" + std::to_string(tid) + "/status");
   std::string line;
+  std::vector<pid_t> found;
   while (std::getline(status, line)) {
     if (line.rfind("NSpid:", 0) != 0) continue;
-    const size_t last = line.find_last_of(" \t");
-    if (last == std::string::npos) break;
-    return static_cast<pid_t>(std::stol(line.substr(last + 1)));
+    std::istringstream ids(line.substr(6));
+    for (pid_t id = 0; ids >> id;) found.push_back(id);
+    break;
   }
-  return tid;
+  return found;
+}
+
+// Under isolation: the ids from the program's pid namespace down (without chess-trace's).
+std::vector<pid_t> ProgramIds(pid_t tid) {
+  std::vector<pid_t> ids = NamespaceIds(tid);
+  if (ids.size() >= 2) ids.erase(ids.begin());
+  return ids.empty() ? std::vector<pid_t>{tid} : ids;
+}
+
+bool IsPidNamespaceInit(pid_t tgid) {
+  const std::vector<pid_t> ids = NamespaceIds(tgid);
+  return ids.size() > 1 && ids.back() == 1;
+}
+
+// Its id in `level` (1: the root process's pid namespace), or 0.
+pid_t IdAtLevel(const std::vector<pid_t>& ids, size_t level) {
+  return level >= 1 && ids.size() >= level ? ids[level - 1] : 0;
+}
+
+pid_t PidSeenBy(const Process& viewer, const Process& target) {
+  return IdAtLevel(target.ns_pids, viewer.ns_pids.size());
 }
 
 Process& ThreadTable::AddProcess(pid_t tgid, uint64_t address_space, std::optional<pid_t> program_pid) {
   auto& slot = processes_[tgid];
   slot = std::make_unique<Process>();
   slot->tgid = tgid;
-  slot->program_pid = !translate_ids_ ? tgid : program_pid ? *program_pid : ProgramId(tgid);
+  slot->ns_pids = !translate_ids_ ? std::vector<pid_t>{tgid}
+                  : program_pid   ? std::vector<pid_t>{*program_pid}
+                                  : ProgramIds(tgid);
+  slot->program_pid = slot->ns_pids.back();
+  nested_pid_namespaces_ = nested_pid_namespaces_ || slot->ns_pids.size() > 1;
   slot->address_space = address_space;
   return *slot;
 }
@@ -90,7 +118,9 @@ Thread& ThreadTable::AddThread(pid_t tid, Process& process) {
   auto thread = std::make_unique<Thread>();
   thread->id = search::ThreadId{next_id_++};
   thread->tid = tid;
-  thread->program_tid = !translate_ids_ ? tid : tid == process.tgid ? process.program_pid : ProgramId(tid);
+  thread->ns_tids = !translate_ids_ ? std::vector<pid_t>{tid} : tid == process.tgid ? process.ns_pids : ProgramIds(tid);
+  thread->program_tid = thread->ns_tids.back();
+  nested_pid_namespaces_ = nested_pid_namespaces_ || thread->ns_tids.size() > 1;
   thread->process = &process;
   Thread& ref = *thread;
   by_tid_[tid] = &ref;
@@ -115,12 +145,25 @@ Process* ThreadTable::FindProcess(pid_t tgid) {
   return it == processes_.end() ? nullptr : it->second.get();
 }
 
-Thread* ThreadTable::FindByProgramTid(pid_t tid) {
+Thread* ThreadTable::FindByProgramTid(pid_t tid, const Process* viewer) {
+  if (viewer != nullptr && nested_pid_namespaces_) {
+    // Ids repeat from one namespace to the next: only the viewer's level names one.
+    for (const auto& [host_tid, thread] : by_tid_) {
+      if (IdAtLevel(thread->ns_tids, viewer->ns_pids.size()) == tid) return thread;
+    }
+    return nullptr;
+  }
   auto it = by_program_tid_.find(tid);
   return it == by_program_tid_.end() ? nullptr : it->second;
 }
 
-Process* ThreadTable::FindByProgramPid(pid_t pid) {
+Process* ThreadTable::FindByProgramPid(pid_t pid, const Process* viewer) {
+  if (viewer != nullptr && nested_pid_namespaces_) {
+    for (const auto& [tgid, process] : processes_) {
+      if (PidSeenBy(*viewer, *process) == pid) return process.get();
+    }
+    return nullptr;
+  }
   Thread* leader = FindByProgramTid(pid);
   if (leader != nullptr && leader->program_tid == leader->process->program_pid) return leader->process;
   for (const auto& [tgid, process] : processes_) {
@@ -142,6 +185,7 @@ void ThreadTable::RenameAfterExec(Thread& thread, pid_t leader_tid) {
   if (by_program_tid_[thread.program_tid] == &thread) by_program_tid_.erase(thread.program_tid);
   thread.tid = leader_tid;
   thread.program_tid = thread.process->program_pid;
+  thread.ns_tids = thread.process->ns_pids;
   by_tid_[leader_tid] = &thread;
   by_program_tid_[thread.program_tid] = &thread;
 }
@@ -175,9 +219,9 @@ std::vector<Process*> ThreadTable::SignalTargets(pid_t pid, bool thread, const P
   if (pid > 0) {
     Process* target = nullptr;
     if (thread) {
-      if (Thread* t = FindByProgramTid(pid)) target = t->process;
+      if (Thread* t = FindByProgramTid(pid, sender)) target = t->process;
     } else {
-      target = FindByProgramPid(pid);
+      target = FindByProgramPid(pid, sender);
     }
     if (target != nullptr) targets.push_back(target);
     return targets;
@@ -186,7 +230,7 @@ std::vector<Process*> ThreadTable::SignalTargets(pid_t pid, bool thread, const P
   if (pid == 0 && sender != nullptr) {
     group = getpgid(sender->tgid);
   } else if (pid < -1) {
-    const Process* leader = FindByProgramPid(-pid);
+    const Process* leader = FindByProgramPid(-pid, sender);
     if (leader == nullptr) return targets;  // a group led from outside the tree: not followed
     group = leader->tgid;
   }

@@ -46,6 +46,9 @@ std::optional<char> KernelState(pid_t tid);
 
 // True when the thread sleeps in the kernel ('S' or 'D'): it is not using the CPU.
 bool AsleepInKernel(pid_t tid);
+// Whether process `tgid` is pid 1 of its own pid namespace (one the program made): its
+// namespace's init, immune to signals it does not catch, and its namespace's end when it exits.
+bool IsPidNamespaceInit(pid_t tgid);
 
 
 // A timer kept in virtual time: alarm/setitimer(ITIMER_REAL), a POSIX timer, or a timerfd
@@ -65,6 +68,9 @@ struct VirtualTimer {
 struct Process {
   pid_t tgid = 0;
   pid_t program_pid = 0;       // the pid the program sees (another one in a pid namespace)
+  // Its pid in each pid namespace from the root process's down to its own (the last is
+  // program_pid): a program that makes pid namespaces of its own sees other ids in each.
+  std::vector<pid_t> ns_pids;
   pid_t parent = 0;            // the process that reaps it (0: chess-trace itself)
   uint64_t address_space = 0;  // shared by CLONE_VM relatives; new after fork and exec
   bool dying = false;          // exit_group, a fatal signal: no thread of it runs again
@@ -205,6 +211,7 @@ struct Thread {
   search::ThreadId id;
   pid_t tid = 0;
   pid_t program_tid = 0;  // the tid the program sees (another one in a pid namespace)
+  std::vector<pid_t> ns_tids;  // as Process::ns_pids: its tid in each pid namespace
   Process* process = nullptr;
   ThreadState state = ThreadState::kReady;
 
@@ -296,6 +303,9 @@ struct Thread {
   bool Alive() const { return state != ThreadState::kExiting && state != ThreadState::kDead; }
 };
 
+// The pid `viewer` knows `target` by (0: none, it is in no namespace `viewer` sees into).
+pid_t PidSeenBy(const Process& viewer, const Process& target);
+
 class ThreadTable {
  public:
   // `program_pid`: its pid as the program sees it, when known (otherwise read from /proc).
@@ -305,9 +315,11 @@ class ThreadTable {
   Thread* Find(pid_t tid);
   Thread* Find(search::ThreadId id);
   Process* FindProcess(pid_t tgid);
-  // By the ids the program sees, which differ from chess-trace's in a pid namespace.
-  Thread* FindByProgramTid(pid_t tid);
-  Process* FindByProgramPid(pid_t pid);
+  // By the ids the program sees, which differ from chess-trace's in a pid namespace: in its
+  // own namespace (a futex word's owner), or as process `viewer` names it (a kill, a wait),
+  // which a pid namespace the program made itself makes different.
+  Thread* FindByProgramTid(pid_t tid, const Process* viewer = nullptr);
+  Process* FindByProgramPid(pid_t pid, const Process* viewer = nullptr);
   // The program runs in a pid namespace: its ids are read from /proc (NSpid) as tasks appear.
   void TranslateIds(bool translate) { translate_ids_ = translate; }
 
@@ -340,6 +352,7 @@ class ThreadTable {
   std::map<pid_t, Thread*> by_tid_;
   std::map<pid_t, Thread*> by_program_tid_;
   bool translate_ids_ = false;
+  bool nested_pid_namespaces_ = false;  // some task is in a pid namespace below the root's
   std::map<uint32_t, Thread*> live_;
   std::map<pid_t, std::unique_ptr<Process>> processes_;
   uint32_t next_id_ = 0;

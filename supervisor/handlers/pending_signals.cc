@@ -65,4 +65,10 @@ bool EndsProcess(pid_t tid, int signal) {
   return masks && (masks->caught & bit) == 0 && (masks->ignored & bit) == 0;
 }
 
+bool RecursAsFault(int signal, int si_code) {
+  // si_code <= 0 is a signal someone sent (SI_USER, SI_TKILL, SI_QUEUE…), which does not recur.
+  const bool fault_signal = signal == SIGSEGV || signal == SIGBUS || signal == SIGILL || signal == SIGFPE;
+  return fault_signal && si_code > 0;
+}
+
 }  // namespace chess::supervisor

@@ -35,4 +35,10 @@ std::optional<SignalMasks> ReadSignalMasks(pid_t tid);
 // the process neither catches nor ignores it.
 bool EndsProcess(pid_t tid, int signal);
 
+// Whether a signal with this si_code is a fault the kernel forced on the thread (a bad access,
+// an illegal instruction, a division by zero; SI_KERNEL: a general protection fault) that
+// recurs when the thread is let go without it: it is still at the faulting instruction.
+// SIGTRAP is not one: a breakpoint is already behind it.
+bool RecursAsFault(int signal, int si_code);
+
 }  // namespace chess::supervisor

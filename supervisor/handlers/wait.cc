@@ -44,7 +44,9 @@ ExecuteAnswer WaitForChildren(SyscallContext& ctx) {
   const Changes wanted = WantedChanges(is_wait4, options);
   bool any_child = false;
   for (const auto& [tgid, process] : ctx.services.Threads().Processes()) {
-    if (process->parent != ctx.thread.process->tgid || (only != 0 && process->program_pid != only)) continue;
+    if (process->parent != ctx.thread.process->tgid || (only != 0 && PidSeenBy(*ctx.thread.process, *process) != only)) {
+      continue;
+    }
     const ChildState state = StateOf(tgid);
     if (state == ChildState::kGone) continue;
     if (state == ChildState::kZombie && wanted.exit) return ExecuteAnswer::Native();  // reaped at once

@@ -1,5 +1,7 @@
 #include "supervisor/ptrace/ptrace.h"
 
+#include "supervisor/ptrace/event_waiter.h"
+
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
@@ -125,6 +127,7 @@ std::optional<WaitEvent> PollAny() {
 std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up) {
   int status = 0;
   for (;;) {
+    if (PendingStopSignal() != 0) return std::nullopt;
     const pid_t got = waitpid(tid, &status, __WALL);
     if (got > 0) return Classify(got, status);
     if (errno != EINTR || (give_up && give_up())) return std::nullopt;

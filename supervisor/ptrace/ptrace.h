@@ -69,9 +69,11 @@ WaitEvent Classify(pid_t tid, int status);
 std::optional<WaitEvent> WaitAny();
 // Non-blocking variant: nullopt when no thread has changed state.
 std::optional<WaitEvent> PollAny();
-// Blocks until `tid` changes state (it must be about to: a new thread's first stop, a death).
-// `give_up`, when given, is asked whenever a signal (the supervisor's tick) interrupts the
-// wait: true ends it with nullopt.
+// Blocks until `tid` (-1: any tracee) changes state (it must be about to: a new thread's first
+// stop, a death). Ends with nullopt when nothing is traced any more (errno ECHILD), when a
+// request to stop chess-trace (SIGINT, SIGTERM, SIGHUP) is pending — the kernel's promise may
+// rest on a tracee that will never get to keep it — and, when `give_up` is given, when it
+// answers true; both are asked whenever a signal (the supervisor's tick) interrupts the wait.
 std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up = {});
 
 // Waiting for children that are not tracees (the namespaces' init and what it reaps) lives here

@@ -8,7 +8,9 @@ same-as-native runs PROGRAM natively, then under `chess-trace run` with the opti
 names on a `faithful-run-options:` line; stdout and the exit status (128+N for signal N) must be
 equal. sigterm runs `chess-trace run -- PROGRAM hold MARKER`, waits for the program's `holding`
 line, sends SIGTERM to chess-trace alone, and checks that chess-trace exits within
-SIGTERM_BOUND seconds with no process of the program left. (The bound here is generous so a
+SIGTERM_BOUND seconds with no process of the program left. With `faithful-hold-group` in SOURCE
+the SIGTERM goes to the whole process group, the program's processes too, as Ctrl-C at a
+terminal does. (The bound here is generous so a
 loaded CI machine does not fail it; docs/limitations.md gives the figure measured by hand.)
 Every run is bounded and runs in its own process group, killed on the way out.
 """
@@ -38,6 +40,11 @@ def run_options(source):
             if match:
                 return shlex.split(match.group(1).strip().rstrip("*/").strip())
     return []
+
+
+def to_group(source):
+    with open(source) as f:
+        return any("faithful-hold-group" in line for line in f)
 
 
 def run(command):
@@ -107,7 +114,10 @@ def sigterm(chess_trace, source, program):
                 seen += chunk
         time.sleep(0.2)  # let the program settle into its hold
         sent = time.monotonic()
-        process.send_signal(signal.SIGTERM)
+        if to_group(source):
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=SIGTERM_BOUND)
         except subprocess.TimeoutExpired:

@@ -74,5 +74,19 @@ TEST(PendingSignals, ASignalEndsTheProcessByDefaultUnlessCaughtOrIgnored) {
   sigaction(SIGUSR2, &previous_usr2, nullptr);
 }
 
+TEST(PendingSignals, OnlyAFaultTheKernelForcedRecurs) {
+  EXPECT_TRUE(RecursAsFault(SIGSEGV, SEGV_MAPERR));  // a NULL dereference
+  EXPECT_TRUE(RecursAsFault(SIGSEGV, SI_KERNEL));    // a general protection fault (hlt, say)
+  EXPECT_TRUE(RecursAsFault(SIGBUS, BUS_ADRERR));
+  EXPECT_TRUE(RecursAsFault(SIGILL, ILL_ILLOPN));    // ud2
+  EXPECT_TRUE(RecursAsFault(SIGFPE, FPE_INTDIV));
+  EXPECT_FALSE(RecursAsFault(SIGSEGV, SI_USER));     // kill()
+  EXPECT_FALSE(RecursAsFault(SIGSEGV, SI_TKILL));    // raise()
+  EXPECT_FALSE(RecursAsFault(SIGSEGV, SI_QUEUE));
+  EXPECT_FALSE(RecursAsFault(SIGTRAP, SI_KERNEL));   // int3: already behind it
+  EXPECT_FALSE(RecursAsFault(SIGABRT, SI_TKILL));
+  EXPECT_FALSE(RecursAsFault(SIGSYS, 1));            // a seccomp filter's trap (SYS_SECCOMP)
+}
+
 }  // namespace
 }  // namespace chess::supervisor
