@@ -87,7 +87,7 @@ def run_one(name, binary, prefix, timeout):
         # rr's runner names a directory off tmpfs for the tests that need a real file system
         # (reflinks, O_DIRECT); each test gets its own.
         nontmp = tempfile.mkdtemp(prefix=f"rr-{name}-", dir=NONTMP_PARENT)
-        environment = dict(os.environ, NONTMP_WORKDIR=nontmp)
+        environment = dict(os.environ, NONTMP_WORKDIR=nontmp, RR_SUITE_MARKER=marker(name))
         process = subprocess.Popen([*prefix, str(binary)], cwd=cwd, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                    start_new_session=True, env=environment)
@@ -118,17 +118,24 @@ def tail(stdout, stderr):
     return text
 
 
+def marker(name):
+    """The environment entry that tells this run's processes from any other's."""
+    return f"{name}-{os.getpid()}"
+
+
 def leftovers(name):
-    """Processes still running the test's binary (none may remain)."""
+    """Processes of the test still running (none may remain): found by the marker in their
+    environment, which every process of the test inherits (names alone are cut to 15 bytes)."""
+    wanted = f"RR_SUITE_MARKER={marker(name)}".encode()
     found = []
     for entry in pathlib.Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            comm = (entry / "comm").read_text().strip()
+            environment = (entry / "environ").read_bytes().split(b"\0")
         except OSError:
             continue
-        if comm == name[:15]:
+        if wanted in environment:
             found.append(int(entry.name))
     return found
 
