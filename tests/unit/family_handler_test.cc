@@ -32,6 +32,7 @@ TEST(HandlerFor, ReturnsTheHandlerTheSwitchReturned) {
       {F::kFileLock, FileLockHandler},   {F::kIpc, IpcHandler},             {F::kTime, TimeHandler},
       {F::kRandom, RandomHandler},       {F::kTimer, TimerHandler},         {F::kPublish, PublishHandler},
       {F::kSeccomp, SeccompHandler},     {F::kSignalState, SignalStateHandler}, {F::kPrctl, PrctlHandler},
+      {F::kClockSet, ClockSetHandler},
   };
   ASSERT_EQ(std::size(mapping), seccomp::kFamilyCount);
   for (const auto& [family, handler_of] : mapping) {
