@@ -259,13 +259,21 @@ void Supervisor::AwaitEvents(pid_t tid, const std::function<bool()>& done) {
   // back until others are collected — a pid namespace's init that exits reports its death only
   // once every task its exit killed in its namespace is reaped (zap_pid_ns_processes), and
   // those are ours to reap. Nothing else runs meanwhile (one thread at a time), so what comes
-  // is what the main loop would handle the same way: deaths, exit stops, first stops.
+  // is what the main loop would handle the same way: deaths, exit stops, first stops — but
+  // for the running thread's next stop (an exec's caller, resumed as its vfork parent is
+  // awaited), which goes back to the main loop.
   // Bounded: a thread reports only a few events (a signal stop, an exit) before any of these;
   // and a request to stop chess-trace ends the wait (WaitFor).
   for (int events = 0; events < 16 && !done();) {
     auto event = ptrace::WaitFor(-1, done);  // `done` is asked again at each tick
     if (!event) return;  // done, nothing traced is left, or chess-trace is asked to stop
     if (event->tid == tid) ++events;
+    const bool running_stopped = running_ != nullptr && event->tid == running_->tid && event->tid != tid &&
+                                 event->kind != ptrace::StopKind::kExited && event->kind != ptrace::StopKind::kKilled;
+    if (running_stopped) {
+      waiter_.PutBack(*event);
+      continue;
+    }
     HandleEvent(*event);
   }
 }

@@ -69,11 +69,17 @@ void EventWaiter::SetTick(int64_t tick_nanos) {
 }
 
 std::optional<ptrace::WaitEvent> EventWaiter::Wait() {
+  if (!put_back_.empty()) {
+    const ptrace::WaitEvent event = put_back_.front();
+    put_back_.pop_front();
+    return event;
+  }
   if (g_stop_signal != 0) return std::nullopt;
   return ptrace::WaitAny();
 }
 
 std::optional<ptrace::WaitEvent> EventWaiter::WaitUntil(MonoNanos deadline) {
+  if (!put_back_.empty()) return Wait();
   while (g_stop_signal == 0 && Now() < deadline) {
     if (auto event = ptrace::PollAny()) return event;
     const MonoNanos remaining = deadline - Now();

@@ -6,6 +6,7 @@
 
 #include <time.h>
 
+#include <deque>
 #include <optional>
 
 #include "search/result.h"
@@ -28,6 +29,9 @@ class EventWaiter {
 
   // The next ptrace event, or nullopt when a tick (or a stop request) interrupted the wait.
   std::optional<ptrace::WaitEvent> Wait();
+  // An event taken early, to be handled where the loop handles events: the next Wait or
+  // WaitUntil returns it first.
+  void PutBack(const ptrace::WaitEvent& event) { put_back_.push_back(event); }
 
   // Sleeps until `deadline` (CLOCK_MONOTONIC) or a stop request. Returns early on a ptrace
   // event, which is then returned.
@@ -37,6 +41,7 @@ class EventWaiter {
   timer_t timer_{};
   bool started_ = false;
   int64_t tick_nanos_ = 0;
+  std::deque<ptrace::WaitEvent> put_back_;
 };
 
 // SIGINT, SIGTERM and SIGHUP ask chess-trace to stop: the loop kills the tree and reports.
