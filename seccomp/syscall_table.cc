@@ -141,12 +141,13 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_rseq, "rseq", F::kRefused, false, {A::kAddr, A::kInt, A::kFlags, A::kHex, _, _}},
       {SYS_io_uring_setup, "io_uring_setup", F::kRefused, false, {A::kInt, A::kAddr, _, _, _, _}},
       {SYS_userfaultfd, "userfaultfd", F::kRefused, false, {A::kFlags, _, _, _, _, _}},
-      {SYS_ptrace, "ptrace", F::kRefused, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
       // The program's own seccomp filters: chess-trace keeps a copy, so that nothing it injects
       // or rewrites is a call they refuse. prctl only for PR_SET_SECCOMP (an int).
       {SYS_seccomp, "seccomp", F::kSeccomp, false, {A::kInt, A::kFlags, A::kAddr, _, _, _}},
       {SYS_prctl, "prctl", F::kSeccomp, false, {A::kInt, A::kInt, A::kAddr, _, _, _},
        {0, 0xffffffff, {PR_SET_SECCOMP, 0}, 1}},
+      // The program tracing its own threads: emulated, the supervisor being their one tracer.
+      {SYS_ptrace, "ptrace", F::kPtrace, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
   };
   for (long i = 0; i < kHypercallCount; ++i) {
     rows.push_back({kHypercallFirst + i, "chess_hypercall", F::kHypercall, false,

@@ -193,6 +193,16 @@ void Supervisor::PatchNewImage(Thread& thread) {
 }
 
 void Supervisor::OnExitEvent(Thread& thread) {
+  // The program's own tracer asked to see the exit (PTRACE_O_TRACEEXIT): the exit goes on from
+  // here when it lets the tracee go (Dispatch).
+  if (&thread == running_ && thread.traced && thread.traced->Wants(ptrace_abi::kEventExit) &&
+      !thread.traced->ExitStopped() &&
+      StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventExit})) {
+    // Its exit_group marked the process dying; it is not until the tracee goes on, which it
+    // must be picked for.
+    thread.process->dying = false;
+    return;
+  }
   // Killed by the program's own seccomp filter for a call chess-trace made it make?
   if (&thread == running_) {
     if (auto why = InterferenceKilled(thread, clocks_.Virtual() != nullptr)) Finish(search::Outcome::kError, *why);
@@ -279,6 +289,7 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
     execution_.last_stop = search::StopReason::kExited;
   }
   last_progress_ = clocks_.WallNow();
+  TracerGone(thread);
   if (thread.tid != process.tgid) {
     threads_.Forget(thread.tid);
     return;

@@ -263,6 +263,11 @@ bool Supervisor::Dispatch(Thread& thread) {
   thread.state = ThreadState::kRunning;
   running_ = &thread;
   ++execution_.dispatches;
+  if (thread.traced && thread.traced->TakeExitGoingOn()) {
+    // Its emulated tracer let it go from its exit event stop: the exit goes on from there.
+    OnExitEvent(thread);
+    return true;
+  }
   outside_poll_nanos_ = 0;
   if (AnyOtherSchedulable(threads_, thread)) AdjustTick(true);
   Resume(thread, std::exchange(thread.pending_signal, 0));

@@ -584,6 +584,8 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
     }
   }
   execution_.prefix_forkable = false;  // a copy of the process would not get it
+  // The program's own tracer decides what becomes of the signal.
+  if (thread.traced && !thread.traced->Stopped() && StopForTracer(thread, {.signal = signal})) return;
   if (&thread == running_ && thread.process->tgid == root_pid_ && EndsProcess(thread.tid, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that
     // got the signal stopped where it did.

@@ -114,6 +114,14 @@ class Supervisor final {
   void OnSignalStop(Thread& thread, int signal);
   void Apply(Thread& thread, const Disposition& disposition);
 
+  // The program's own tracing of its threads (emulated_tracing.cc).
+  // The tracee enters an emulated ptrace-stop its tracer's wait reports; false if it is gone.
+  bool StopForTracer(Thread& thread, EmulatedStop stop);
+  // The tracer's threads waiting in wait4/waitid look again.
+  void ReleaseTracerWaiters(pid_t tracer_process);
+  // The tracer (a thread, or with the leader its process) died: its tracees are killed or let go.
+  void TracerGone(const Thread& tracer);
+
   // Thread lifecycle (lifecycle.cc).
   void OnThreadCreated(Thread& parent, int event);
   void OnExec(Thread& thread);

@@ -286,6 +286,10 @@ struct Changes {
 };
 Changes WantedChanges(bool is_wait4, uint64_t options);
 
+// An emulated tracee leaves its ptrace-stop (its tracer's PTRACE_CONT, DETACH, or death): it can
+// be scheduled again, and resumes with `signal` (0: none) when a signal-delivery-stop's.
+void LeaveTraceStop(Thread& tracee, int signal);
+
 // The handler of a family.
 FamilyHandler HandlerFor(seccomp::SyscallFamily family);
 

@@ -31,7 +31,7 @@ TEST(HandlerFor, ReturnsTheHandlerTheSwitchReturned) {
       {F::kSplice, SpliceHandler},       {F::kSignalWait, SignalWaitHandler}, {F::kRestart, RestartHandler},
       {F::kFileLock, FileLockHandler},   {F::kIpc, IpcHandler},             {F::kTime, TimeHandler},
       {F::kRandom, RandomHandler},       {F::kTimer, TimerHandler},         {F::kPublish, PublishHandler},
-      {F::kSeccomp, SeccompHandler},
+      {F::kSeccomp, SeccompHandler},     {F::kPtrace, PtraceHandler},
   };
   ASSERT_EQ(std::size(mapping), seccomp::kFamilyCount);
   for (const auto& [family, handler_of] : mapping) {

@@ -67,7 +67,7 @@ TEST(FamilyRegistry, NamesAreThoseFamilyNameGave) {
       {F::kSplice, "splice"},       {F::kSignalWait, "signal-wait"}, {F::kRestart, "restart"},
       {F::kFileLock, "file-lock"},  {F::kIpc, "ipc"},             {F::kTime, "time"},
       {F::kRandom, "random"},       {F::kTimer, "timer"},         {F::kPublish, "publish"},
-      {F::kSeccomp, "seccomp"},
+      {F::kSeccomp, "seccomp"},     {F::kPtrace, "ptrace"},
   };
   ASSERT_EQ(names.size(), kFamilyCount);
   for (const auto& [family, name] : names) EXPECT_EQ(PropertiesOf(family).name, name);
