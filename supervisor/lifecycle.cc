@@ -100,6 +100,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
   parent.clone_child_tid = 0;
   last_progress_ = clocks_.WallNow();
 
+  const bool stopped_for_tracer = parent.traced && TraceCreation(parent, child, event, flags);
   if (event == PTRACE_EVENT_VFORK) {
     // The parent sleeps in the kernel until the child execs or exits, then reports
     // PTRACE_EVENT_VFORK_DONE; meanwhile it is blocked like any waiter.
@@ -113,15 +114,19 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     return;
   }
   AdjustTick(true);  // the child is ready while its parent runs
-  ptrace::Resume(parent.tid);
+  if (!stopped_for_tracer) ResumeAsTracerAsked(parent);
 }
 
 void Supervisor::OnExec(Thread& thread) {
   // After an exec by a non-leader thread the kernel reports the event under the leader's tid;
   // the event message names the thread that really called execve.
   Thread* execer = &thread;
+  pid_t former_program_tid = thread.program_tid;
   if (auto former = ptrace::EventMessage(thread.tid); former && static_cast<pid_t>(*former) != thread.tid) {
-    if (Thread* found = threads_.Find(static_cast<pid_t>(*former))) execer = found;
+    if (Thread* found = threads_.Find(static_cast<pid_t>(*former))) {
+      execer = found;
+      former_program_tid = found->program_tid;
+    }
   }
   const pid_t leader = thread.tid;
   for (const auto& [id, other] : threads_.Live()) {
@@ -155,7 +160,7 @@ void Supervisor::OnExec(Thread& thread) {
   running_ = execer;
   last_progress_ = clocks_.WallNow();
   PatchNewImage(*execer);
-  ptrace::Resume(execer->tid);
+  if (!execer->traced || !TraceExec(*execer, former_program_tid)) ResumeAsTracerAsked(*execer);
   SettleVforkParent(*execer->process);
 }
 
@@ -197,7 +202,8 @@ void Supervisor::OnExitEvent(Thread& thread) {
   // here when it lets the tracee go (Dispatch).
   if (&thread == running_ && thread.traced && thread.traced->Wants(ptrace_abi::kEventExit) &&
       !thread.traced->ExitStopped() &&
-      StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventExit})) {
+      StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventExit,
+                             .message = ptrace::EventMessage(thread.tid).value_or(0)})) {
     // Its exit_group marked the process dying; it is not until the tracee goes on, which it
     // must be picked for.
     thread.process->dying = false;
@@ -379,6 +385,13 @@ void Supervisor::KillTree() {
     if (!process->exit_code && !process->exit_signal) {
       kill(tgid, SIGKILL);
       unreaped.insert(tgid);
+    }
+  }
+  // A thread stopped at its exit event (one its emulated tracer saw, or was let go from when the
+  // tracer died) reported that stop already and waits there for ever: resumed, it dies.
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread != running_ && thread->state == ThreadState::kReady) {
+      ptrace::Resume(thread->tid);
     }
   }
   // Reap everything so no zombie outlives chess-trace; killed tracees may still report a

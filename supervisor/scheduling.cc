@@ -301,6 +301,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
 void Supervisor::CompleteSyscall(Thread& thread, int64_t value) {
   if (thread.parked.AtEntry()) {
     // With orig_rax = -1 the kernel skips the syscall and leaves rax to the supervisor.
+    if (thread.traced) thread.traced->NoteEmulatedCall(thread.call.nr);
     thread.regs.SetSyscallResult(value);
   } else if (thread.parked.at == ParkedCall::At::kExit) {
     thread.regs.SetReturn(value);

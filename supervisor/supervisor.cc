@@ -243,7 +243,13 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
       OnSignalStop(*thread, event.value);
       break;
     case ptrace::StopKind::kSyscallTrap:
-      // Only asked for by kNativeThenExit, from a seccomp stop: the call's exit.
+      // Asked for by kNativeThenExit, from a seccomp stop: the call's exit; or by the program's
+      // own tracer (PTRACE_SYSCALL), for a call's entry or exit.
+      if (thread->traced && thread->parked.at != ParkedCall::At::kInside &&
+          thread->parked.at != ParkedCall::At::kInsideObserved) {
+        OnTracedSyscallStop(*thread);
+        break;
+      }
       OnSyscallExitStop(*thread);
       break;
     case ptrace::StopKind::kGroupStop:
@@ -434,7 +440,8 @@ void Supervisor::Resume(Thread& thread, int signal) {
     ptrace::ResumeToSyscallExit(thread.tid);
   } else {
     parked.at = ParkedCall::At::kNone;
-    ptrace::Resume(thread.tid, signal);
+    // The program's own tracer may have asked for the next syscall stop or a single step.
+    ResumeAsTracerAsked(thread, signal);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "supervisor/handlers/emulated_tracee.h"
 
+#include <csignal>
+
 #include "supervisor/invariant.h"
 
 namespace chess::supervisor {
@@ -34,11 +36,18 @@ std::optional<int> EmulatedTracee::Report(bool consume) {
   return stop_->WaitStatus();
 }
 
-int EmulatedTracee::Leave(int signal) {
+int EmulatedTracee::SyscallStopSignal() const {
+  return (options_ & ptrace_abi::kOptionTraceSysGood) != 0 ? SIGTRAP | 0x80 : SIGTRAP;
+}
+
+int EmulatedTracee::Leave(int signal, Resumption how) {
   CHESS_CHECK(stop_.has_value(), "an emulated tracee was let go from no ptrace-stop");
   const EmulatedStop stop = *stop_;
   stop_.reset();
   reported_ = false;
+  resuming_ = how;
+  // The kernel delivers the signal named at a syscall stop too (ptrace_report_syscall), but
+  // none at an event stop.
   if (stop.kind == EmulatedStop::Kind::kEvent) {
     if (stop.event == ptrace_abi::kEventExit) exit_goes_on_ = true;
     return 0;

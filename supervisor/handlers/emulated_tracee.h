@@ -21,8 +21,9 @@ namespace ptrace_abi {
 // Requests (ptrace's first argument).
 constexpr int64_t kTraceMe = 0, kPeekText = 1, kPeekData = 2, kPeekUser = 3, kPokeText = 4, kPokeData = 5,
                   kPokeUser = 6, kCont = 7, kKill = 8, kSingleStep = 9, kGetRegs = 12, kSetRegs = 13,
-                  kAttach = 16, kDetach = 17, kSyscall = 24, kSetOptions = 0x4200, kGetEventMsg = 0x4201,
-                  kGetSigInfo = 0x4202, kSetSigInfo = 0x4203, kSeize = 0x4206, kInterrupt = 0x4207;
+                  kGetFpRegs = 14, kSetFpRegs = 15, kAttach = 16, kDetach = 17, kSyscall = 24, kArchPrctl = 30, kSetOptions = 0x4200, kGetEventMsg = 0x4201,
+                  kGetSigInfo = 0x4202, kSetSigInfo = 0x4203, kGetRegSet = 0x4204, kSetRegSet = 0x4205,
+                  kSeize = 0x4206, kInterrupt = 0x4207, kGetSyscallInfo = 0x420e;
 // Events (a stop's status above its signal).
 constexpr int kEventFork = 1, kEventVfork = 2, kEventClone = 3, kEventExec = 4, kEventVforkDone = 5,
               kEventExit = 6, kEventSeccomp = 7, kEventStop = 128;
@@ -38,6 +39,7 @@ struct EmulatedStop {
   enum class Kind : uint8_t {
     kSignal,  // signal-delivery-stop: the tracer decides whether the signal is delivered
     kEvent,   // PTRACE_EVENT_* stop (exit, exec, fork, …): SIGTRAP with the event above it
+    kSyscall, // syscall-entry or -exit stop (PTRACE_SYSCALL): SIGTRAP, | 0x80 with TRACESYSGOOD
   };
   Kind kind = Kind::kSignal;
   int signal = 0;          // the signal delivered (kSignal), SIGTRAP for an event stop
@@ -51,6 +53,12 @@ struct EmulatedStop {
 
 class EmulatedTracee {
  public:
+  // How the tracer let the tracee go, and so which stops come next besides signals and events.
+  enum class Resumption : uint8_t {
+    kContinue,    // PTRACE_CONT
+    kSyscall,     // PTRACE_SYSCALL: the next syscall entry or exit stops too
+    kSingleStep,  // PTRACE_SINGLESTEP: a SIGTRAP after one instruction
+  };
   // How the relationship began: TRACEME and ATTACH resume with a plain stop; SEIZE had no stop.
   enum class Origin : uint8_t { kTraceMe, kAttach, kSeize };
 
@@ -80,7 +88,15 @@ class EmulatedTracee {
   // The tracer lets the tracee go on (PTRACE_CONT and the like, PTRACE_DETACH) with `signal`
   // (0: none). Returns the signal to deliver: a signal-delivery-stop's own or the one the tracer
   // named; an event stop delivers none (the kernel ignores `signal` there for the exit event).
-  int Leave(int signal);
+  int Leave(int signal, Resumption how = Resumption::kContinue);
+  Resumption Resuming() const { return resuming_; }
+  // The signal of its syscall stops (TRACESYSGOOD marks them).
+  int SyscallStopSignal() const;
+
+  // The supervisor answered the tracee's call `nr` itself (the kernel skipped it, orig_rax = -1):
+  // its syscall-exit stop shows the call as the kernel would have run it (once).
+  void NoteEmulatedCall(int64_t nr) { emulated_call_ = nr; }
+  std::optional<int64_t> TakeEmulatedCall() { return std::exchange(emulated_call_, std::nullopt); }
 
   // Its PTRACE_EVENT_EXIT stop was entered already: the exit does not stop there again.
   bool ExitStopped() const { return exit_stopped_; }
@@ -93,6 +109,8 @@ class EmulatedTracee {
   Origin origin_;
   uint64_t options_;
   std::optional<EmulatedStop> stop_;
+  Resumption resuming_ = Resumption::kContinue;
+  std::optional<int64_t> emulated_call_;
   bool reported_ = false;
   bool exit_stopped_ = false;
   bool exit_goes_on_ = false;

@@ -6,6 +6,7 @@
 // memory, and let the tracee go by making it schedulable again. Requests not emulated are
 // refused with EPERM, as all of ptrace was before.
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 #include <csignal>
 #include <cstddef>
 #include <string>
+#include <vector>
+#include <algorithm>
 
 #include "supervisor/handlers/handler.h"
 
@@ -77,9 +80,84 @@ Disposition Kill(SyscallContext& ctx, pid_t pid) {
   return Disposition::Complete(0);
 }
 
-// PEEKUSER and POKEUSER: only the general registers at the start of struct user.
+// PEEKUSER and POKEUSER of the general registers at the start of struct user: the supervisor's
+// copy (it may hold changes not stored yet). The rest of struct user goes to the kernel.
 bool RegisterOffset(uint64_t offset) {
   return offset % sizeof(uint64_t) == 0 && offset < sizeof(user_regs_struct);
+}
+
+// The largest register set copied through (NT_X86_XSTATE is a few KiB).
+constexpr size_t kMaxRegisterSet = 64 * 1024;
+
+// Requests the kernel carries out on the supervisor's own stop of the tracee, with the tracer's
+// buffers copied through the supervisor: the kernel reads and writes the caller's memory, and
+// the caller is the supervisor.
+Disposition ThroughTheKernel(SyscallContext& ctx, int64_t request, Thread& tracee) {
+  const RemoteMemory caller = ctx.Memory();
+  const uint64_t address = ctx.Arg(2);
+  const uint64_t data = ctx.Arg(3);
+  switch (request) {
+    case abi::kPeekUser: {
+      uint64_t word = 0;
+      const long result = ctx.services.TraceeRequest(tracee, request, address, &word);
+      if (result != 0) return Disposition::Complete(result);
+      return Disposition::Complete(caller.Write(data, word) ? 0 : -EFAULT);
+    }
+    case abi::kPokeUser:
+      return Disposition::Complete(
+          ctx.services.TraceeRequest(tracee, request, address, reinterpret_cast<void*>(data)));
+    case abi::kGetFpRegs:
+    case abi::kSetFpRegs: {
+      user_fpregs_struct fpregs{};
+      if (request == abi::kSetFpRegs && !caller.Read(data, &fpregs, sizeof(fpregs))) return Disposition::Complete(-EFAULT);
+      const long result = ctx.services.TraceeRequest(tracee, request, 0, &fpregs);
+      if (result != 0 || request == abi::kSetFpRegs) return Disposition::Complete(result);
+      return Disposition::Complete(caller.Write(data, fpregs) ? 0 : -EFAULT);
+    }
+    case abi::kGetRegSet:
+    case abi::kSetRegSet: {
+      auto vector = caller.Read<iovec>(data);
+      if (!vector) return Disposition::Complete(-EFAULT);
+      std::vector<char> buffer(std::min(vector->iov_len, kMaxRegisterSet));
+      const auto base = reinterpret_cast<uint64_t>(vector->iov_base);
+      if (request == abi::kSetRegSet && !caller.Read(base, buffer.data(), buffer.size())) {
+        return Disposition::Complete(-EFAULT);
+      }
+      iovec local{buffer.data(), buffer.size()};
+      const long result = ctx.services.TraceeRequest(tracee, request, address, &local);
+      if (result != 0) return Disposition::Complete(result);
+      vector->iov_len = local.iov_len;
+      if (request == abi::kGetRegSet && !caller.Write(base, buffer.data(), local.iov_len)) {
+        return Disposition::Complete(-EFAULT);
+      }
+      return Disposition::Complete(caller.Write(data, *vector) ? 0 : -EFAULT);
+    }
+    case abi::kGetSyscallInfo: {
+      // Answers the stop the supervisor has the tracee in, which is the kernel's own syscall
+      // stop for a PTRACE_SYSCALL stop. The answer's size is the full struct's.
+      std::vector<char> buffer(std::min<uint64_t>(address, 256));
+      const long result = ctx.services.TraceeRequest(tracee, request, buffer.size(), buffer.data());
+      if (result <= 0) return Disposition::Complete(result);
+      const size_t written = std::min<size_t>(static_cast<size_t>(result), buffer.size());
+      if (written > 0 && !caller.Write(data, buffer.data(), written)) return Disposition::Complete(-EFAULT);
+      return Disposition::Complete(result);
+    }
+    case abi::kArchPrctl: {
+      // ARCH_SET_FS/GS take the value in `addr`; ARCH_GET_FS/GS store it at `addr`.
+      constexpr uint64_t kArchSetGs = 0x1001, kArchSetFs = 0x1002, kArchGetFs = 0x1003, kArchGetGs = 0x1004;
+      if (data == kArchSetGs || data == kArchSetFs) {
+        return Disposition::Complete(ctx.services.TraceeRequest(tracee, request, address, reinterpret_cast<void*>(data)));
+      }
+      if (data != kArchGetFs && data != kArchGetGs) return Refuse(ctx, request);
+      uint64_t base = 0;
+      const long result = ctx.services.TraceeRequest(tracee, request, reinterpret_cast<uint64_t>(&base),
+                                                     reinterpret_cast<void*>(data));
+      if (result != 0) return Disposition::Complete(result);
+      return Disposition::Complete(caller.Write(address, base) ? 0 : -EFAULT);
+    }
+    default:
+      return Refuse(ctx, request);
+  }
 }
 
 Disposition OnStoppedTracee(SyscallContext& ctx, int64_t request, Thread& tracee) {
@@ -101,10 +179,10 @@ Disposition OnStoppedTracee(SyscallContext& ctx, int64_t request, Thread& tracee
     case abi::kPokeData:
       return Disposition::Complete(traced.Write(address, data) ? 0 : -EIO);
     case abi::kPeekUser:
-      if (!RegisterOffset(address)) return Refuse(ctx, request);
+      if (!RegisterOffset(address)) return ThroughTheKernel(ctx, request, tracee);
       return Disposition::Complete(caller.Write(data, regs[address / sizeof(uint64_t)]) ? 0 : -EFAULT);
     case abi::kPokeUser:
-      if (!RegisterOffset(address)) return Refuse(ctx, request);
+      if (!RegisterOffset(address)) return ThroughTheKernel(ctx, request, tracee);
       regs[address / sizeof(uint64_t)] = data;
       tracee.parked.registers_dirty = true;
       return Disposition::Complete(0);
@@ -124,13 +202,18 @@ Disposition OnStoppedTracee(SyscallContext& ctx, int64_t request, Thread& tracee
     case abi::kSetOptions:
       return Disposition::Complete(tracee.traced->SetOptions(data) ? 0 : -EINVAL);
     case abi::kCont:
-    case abi::kDetach:
+    case abi::kSyscall:
+    case abi::kSingleStep:
+    case abi::kDetach: {
       if (data > _NSIG) return Disposition::Complete(-EIO);
-      LeaveTraceStop(tracee, static_cast<int>(data));
+      using How = EmulatedTracee::Resumption;
+      const How how = request == abi::kSyscall ? How::kSyscall : request == abi::kSingleStep ? How::kSingleStep : How::kContinue;
+      LeaveTraceStop(tracee, static_cast<int>(data), how);
       if (request == abi::kDetach) tracee.traced.reset();
       return Disposition::Complete(0);
+    }
     default:
-      return Refuse(ctx, request);
+      return ThroughTheKernel(ctx, request, tracee);
   }
 }
 
@@ -157,7 +240,15 @@ Disposition PtraceEntry(SyscallContext& ctx) {
     case abi::kGetEventMsg:
     case abi::kSetOptions:
     case abi::kCont:
-    case abi::kDetach: {
+    case abi::kSyscall:
+    case abi::kSingleStep:
+    case abi::kDetach:
+    case abi::kGetFpRegs:
+    case abi::kSetFpRegs:
+    case abi::kGetRegSet:
+    case abi::kSetRegSet:
+    case abi::kArchPrctl:
+    case abi::kGetSyscallInfo: {
       Thread* tracee = FindTracee(ctx, pid, true);
       if (tracee == nullptr) return Disposition::Complete(-ESRCH);
       return OnStoppedTracee(ctx, request, *tracee);
@@ -169,8 +260,8 @@ Disposition PtraceEntry(SyscallContext& ctx) {
 
 }  // namespace
 
-void LeaveTraceStop(Thread& tracee, int signal) {
-  tracee.pending_signal = tracee.traced->Leave(signal);
+void LeaveTraceStop(Thread& tracee, int signal, EmulatedTracee::Resumption how) {
+  tracee.pending_signal = tracee.traced->Leave(signal, how);
   tracee.wait.reset();
   tracee.state = ThreadState::kReady;
 }

@@ -37,6 +37,7 @@ class FakeServices final : public HandlerServices {
   bool IpcVisible() override { return true; }
   void AdvanceTime(int64_t) override {}
   void FilterInstalled(Thread&, std::vector<sock_filter>, bool) override {}
+  long TraceeRequest(Thread&, int64_t, uint64_t, void*) override { return -EPERM; }
 
   ThreadTable threads_;
   FdProbe fds_;
