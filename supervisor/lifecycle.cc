@@ -296,6 +296,10 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
   }
   last_progress_ = clocks_.WallNow();
   TracerGone(thread);
+  if (thread.traced && (thread.tid != process.tgid || thread.traced->TracerProcess() != process.parent)) {
+    thread.traced->Died(event.status);
+    ReleaseTracerWaiters(thread.traced->TracerProcess());
+  }
   if (thread.tid != process.tgid) {
     threads_.Forget(thread.tid);
     return;

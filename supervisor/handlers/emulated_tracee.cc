@@ -30,7 +30,17 @@ void EmulatedTracee::Enter(const EmulatedStop& stop) {
   if (stop.kind == EmulatedStop::Kind::kEvent && stop.event == ptrace_abi::kEventExit) exit_stopped_ = true;
 }
 
+void EmulatedTracee::Died(int wait_status) {
+  stop_.reset();
+  death_ = wait_status;
+}
+
 std::optional<int> EmulatedTracee::Report(bool consume) {
+  if (death_) {
+    if (death_reported_) return std::nullopt;
+    if (consume) death_reported_ = true;
+    return death_;
+  }
   if (!stop_ || reported_) return std::nullopt;
   if (consume) reported_ = true;
   return stop_->WaitStatus();

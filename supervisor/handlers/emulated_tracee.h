@@ -80,8 +80,11 @@ class EmulatedTracee {
   bool Stopped() const { return stop_.has_value(); }
   const EmulatedStop* Stop() const { return stop_ ? &*stop_ : nullptr; }
   EmulatedStop* Stop() { return stop_ ? &*stop_ : nullptr; }
-  // The stop a wait of the tracer would report now (once: `consume` marks it seen; WNOWAIT
-  // leaves it), or nothing.
+  // The tracee died (`wait_status` as waitpid gives it), and its tracer is not its parent: the
+  // tracer's wait reports the death first, as the kernel's does (its ptrace-stop is over).
+  void Died(int wait_status);
+  // The stop — or the death — a wait of the tracer would report now (once: `consume` marks it
+  // seen; WNOWAIT leaves it), or nothing.
   std::optional<int> Report(bool consume);
   bool Reported() const { return stop_ && reported_; }
 
@@ -112,6 +115,8 @@ class EmulatedTracee {
   Resumption resuming_ = Resumption::kContinue;
   std::optional<int64_t> emulated_call_;
   bool reported_ = false;
+  std::optional<int> death_;
+  bool death_reported_ = false;
   bool exit_stopped_ = false;
   bool exit_goes_on_ = false;
 };

@@ -45,10 +45,18 @@ ExecuteAnswer ReportTraceStop(SyscallContext& ctx, Thread& tracee, bool is_wait4
   }
   siginfo_t info{};
   info.si_signo = SIGCHLD;
-  info.si_code = CLD_TRAPPED;
   info.si_pid = tracee.program_tid;
   info.si_uid = getuid();
-  info.si_status = (*status >> 8) & 0xff;
+  if (WIFEXITED(*status)) {
+    info.si_code = CLD_EXITED;
+    info.si_status = WEXITSTATUS(*status);
+  } else if (WIFSIGNALED(*status)) {
+    info.si_code = WCOREDUMP(*status) ? CLD_DUMPED : CLD_KILLED;
+    info.si_status = WTERMSIG(*status);
+  } else {
+    info.si_code = CLD_TRAPPED;
+    info.si_status = WSTOPSIG(*status);
+  }
   if (ctx.Arg(2) != 0 && !memory.Write(ctx.Arg(2), info)) return ExecuteAnswer::Complete(-EFAULT);
   if (ctx.Arg(4) != 0 && !memory.Write(ctx.Arg(4), rusage{})) return ExecuteAnswer::Complete(-EFAULT);
   return ExecuteAnswer::Complete(0);
@@ -70,17 +78,18 @@ ExecuteAnswer WaitForChildren(SyscallContext& ctx) {
   // The caller's emulated tracees (by tid, as the kernel matches a traced thread): a stop not
   // yet reported is reported now; one still running may stop, so the caller waits for it.
   bool any_tracee = false;
-  for (const auto& [id, tracee] : ctx.services.Threads().Live()) {
-    if (!tracee->traced || tracee->traced->TracerProcess() != ctx.thread.process->tgid || !tracee->Alive() ||
+  // (A dead one too: its death, when the tracer is not its parent, is the tracer's to see.)
+  for (const auto& [id, tracee] : ctx.services.Threads().All()) {
+    if (!tracee->traced || tracee->traced->TracerProcess() != ctx.thread.process->tgid ||
         (only != 0 && tracee->program_tid != only)) {
       continue;
     }
     if (tracee->traced->Report(false)) return ReportTraceStop(ctx, *tracee, is_wait4, options);
-    any_tracee = true;
+    any_tracee = any_tracee || tracee->Alive();
   }
   if (options & WNOHANG) {
     // The kernel knows nothing of a tracee that is not a child: it would fail with ECHILD.
-    if (any_tracee && ctx.services.Threads().LiveChildren(ctx.thread.process->tgid).empty()) {
+    if (any_tracee && (only != 0 || ctx.services.Threads().LiveChildren(ctx.thread.process->tgid).empty())) {
       return ExecuteAnswer::Complete(0);
     }
     return ExecuteAnswer::Native();

@@ -80,5 +80,17 @@ TEST(EmulatedTracee, UnknownOptionsAreRefused) {
   EXPECT_TRUE(tracee.Wants(abi::kEventFork));
 }
 
+TEST(EmulatedTracee, ADeathEndsTheStopAndIsReportedOnce) {
+  EmulatedTracee tracee(10, 10, EmulatedTracee::Origin::kAttach);
+  tracee.Enter({.signal = SIGSTOP});
+  tracee.Died(SIGKILL);  // as waitpid gives a death by SIGKILL
+  EXPECT_FALSE(tracee.Stopped());
+  EXPECT_EQ(tracee.Report(false), SIGKILL);
+  const std::optional<int> status = tracee.Report(true);
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFSIGNALED(*status));
+  EXPECT_FALSE(tracee.Report(true));
+}
+
 }  // namespace
 }  // namespace chess::supervisor
