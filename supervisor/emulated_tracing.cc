@@ -141,7 +141,8 @@ void Supervisor::OnTracedSyscallStop(Thread& thread) {
 
 void Supervisor::TracerGone(const Thread& tracer) {
   // The kernel's exit_ptrace: each tracee of the dead tracer is killed (PTRACE_O_EXITKILL) or
-  // detached, leaving its stop with the signal it stopped for still to be delivered.
+  // detached, leaving its stop without the signal it stopped for (a SIGSTOP does not stop it, a
+  // caught signal's handler does not run: measured).
   const bool whole_process = tracer.tid == tracer.process->tgid;
   std::vector<Process*> killed;
   for (const auto& [id, tracee] : threads_.Live()) {
@@ -154,9 +155,7 @@ void Supervisor::TracerGone(const Thread& tracer) {
       killed.push_back(tracee->process);
       continue;
     }
-    if (const EmulatedStop* stop = tracee->traced->Stop()) {
-      LeaveTraceStop(*tracee, stop->kind == EmulatedStop::Kind::kSignal ? stop->signal : 0);
-    }
+    if (tracee->traced->Stopped()) LeaveTraceStop(*tracee, 0);
     tracee->traced.reset();
   }
   for (Process* process : killed) CollectDyingProcess(*process);
