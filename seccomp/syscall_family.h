@@ -31,7 +31,7 @@ namespace chess::seccomp {
   FAMILY(ThreadSetup, "thread-setup", .fork_safe = true)                                                \
   /* sched_{get,set}affinity: the program sees the machine, not the pinning */                          \
   FAMILY(Affinity, "affinity", .fork_safe = true)                                                       \
-  /* rseq, io_uring_setup, userfaultfd, ptrace: refused with a clear reason */                          \
+  /* rseq, io_uring_setup, userfaultfd: refused with a clear reason */                                 \
   FAMILY(Refused, "refused", .fork_safe = true)                                                         \
   /* wait4, waitid: disabled until a child changes state */                                            \
   FAMILY(Wait, "wait")                                                                                  \
@@ -71,7 +71,9 @@ namespace chess::seccomp {
   /* rt_sigaction(SIGSEGV), rt_sigprocmask: what an emulated rdtsc must leave as the program set it */ \
   FAMILY(SignalState, "signal-state", .fork_safe = true)                                                \
   /* prctl of seccomp and the TSC: the program's own answers, not chess-trace's filter and trap */      \
-  FAMILY(Prctl, "prctl", .fork_safe = true)
+  FAMILY(Prctl, "prctl", .fork_safe = true)                                                             \
+  /* ptrace: the program's tracing of its own threads, carried out by the supervisor */                 \
+  FAMILY(Ptrace, "ptrace")
 
 #define CHESS_FAMILY_ENUMERATOR(Name, ...) k##Name,
 // A family's value is the data chess-trace's filter returns with SECCOMP_RET_TRACE for its rows.

@@ -147,7 +147,6 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_rseq, "rseq", F::kRefused, false, {A::kAddr, A::kInt, A::kFlags, A::kHex, _, _}},
       {SYS_io_uring_setup, "io_uring_setup", F::kRefused, false, {A::kInt, A::kAddr, _, _, _, _}},
       {SYS_userfaultfd, "userfaultfd", F::kRefused, false, {A::kFlags, _, _, _, _, _}},
-      {SYS_ptrace, "ptrace", F::kRefused, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
       // The program's own seccomp filters: chess-trace keeps a copy, so that nothing it injects
       // or rewrites is a call they refuse.
       {SYS_seccomp, "seccomp", F::kSeccomp, false, {A::kInt, A::kFlags, A::kAddr, _, _, _}},
@@ -160,6 +159,8 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_rt_sigaction, "rt_sigaction", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _},
        {0, 0xffffffff, {SIGSEGV}, 1}},
       {SYS_rt_sigprocmask, "rt_sigprocmask", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _}},
+      // The program tracing its own threads: emulated, the supervisor being their one tracer.
+      {SYS_ptrace, "ptrace", F::kPtrace, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
   };
   for (long i = 0; i < kHypercallCount; ++i) {
     rows.push_back({kHypercallFirst + i, "chess_hypercall", F::kHypercall, false,

@@ -104,6 +104,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
   parent.clone_child_tid = 0;
   last_progress_ = clocks_.WallNow();
 
+  const bool stopped_for_tracer = parent.traced && TraceCreation(parent, child, event, flags);
   if (event == PTRACE_EVENT_VFORK) {
     // The parent sleeps in the kernel until the child execs or exits, then reports
     // PTRACE_EVENT_VFORK_DONE; meanwhile it is blocked like any waiter.
@@ -117,15 +118,19 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     return;
   }
   AdjustTick(true);  // the child is ready while its parent runs
-  ptrace::Resume(parent.tid);
+  if (!stopped_for_tracer) ResumeAsTracerAsked(parent);
 }
 
 void Supervisor::OnExec(Thread& thread) {
   // After an exec by a non-leader thread the kernel reports the event under the leader's tid;
   // the event message names the thread that really called execve.
   Thread* execer = &thread;
+  pid_t former_program_tid = thread.program_tid;
   if (auto former = ptrace::EventMessage(thread.tid); former && static_cast<pid_t>(*former) != thread.tid) {
-    if (Thread* found = threads_.Find(static_cast<pid_t>(*former))) execer = found;
+    if (Thread* found = threads_.Find(static_cast<pid_t>(*former))) {
+      execer = found;
+      former_program_tid = found->program_tid;
+    }
   }
   const pid_t leader = thread.tid;
   for (const auto& [id, other] : threads_.Live()) {
@@ -162,7 +167,7 @@ void Supervisor::OnExec(Thread& thread) {
   running_ = execer;
   last_progress_ = clocks_.WallNow();
   PatchNewImage(*execer);
-  ptrace::Resume(execer->tid);
+  if (!execer->traced || !TraceExec(*execer, former_program_tid)) ResumeAsTracerAsked(*execer);
   SettleVforkParent(*execer->process);
 }
 
@@ -200,6 +205,17 @@ void Supervisor::PatchNewImage(Thread& thread) {
 }
 
 void Supervisor::OnExitEvent(Thread& thread) {
+  // The program's own tracer asked to see the exit (PTRACE_O_TRACEEXIT): the exit goes on from
+  // here when it lets the tracee go (Dispatch).
+  if (&thread == running_ && thread.traced && thread.traced->Wants(ptrace_abi::kEventExit) &&
+      !thread.traced->ExitStopped() &&
+      StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventExit,
+                             .message = ptrace::EventMessage(thread.tid).value_or(0)})) {
+    // Its exit_group marked the process dying; it is not until the tracee goes on, which it
+    // must be picked for.
+    thread.process->dying = false;
+    return;
+  }
   // Killed by the program's own seccomp filter for a call chess-trace made it make?
   if (&thread == running_) {
     if (auto why = InterferenceKilled(thread, clocks_.Virtual() != nullptr)) Finish(search::Outcome::kError, *why);
@@ -365,6 +381,11 @@ void Supervisor::OnDeath(Thread& thread, const ptrace::WaitEvent& event) {
     execution_.last_stop = search::StopReason::kExited;
   }
   last_progress_ = clocks_.WallNow();
+  TracerGone(thread);
+  if (thread.traced && (thread.tid != process.tgid || thread.traced->TracerProcess() != process.parent)) {
+    thread.traced->Died(event.status);
+    ReleaseTracerWaiters(thread.traced->TracerProcess());
+  }
   if (thread.tid != process.tgid) {
     threads_.Forget(thread.tid);
     return;

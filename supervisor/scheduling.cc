@@ -263,6 +263,11 @@ bool Supervisor::Dispatch(Thread& thread) {
   thread.state = ThreadState::kRunning;
   running_ = &thread;
   ++execution_.dispatches;
+  if (thread.traced && thread.traced->TakeExitGoingOn()) {
+    // Its emulated tracer let it go from its exit event stop: the exit goes on from there.
+    OnExitEvent(thread);
+    return true;
+  }
   outside_poll_nanos_ = 0;
   if (AnyOtherSchedulable(threads_, thread)) AdjustTick(true);
   Resume(thread, std::exchange(thread.pending_signal, 0));
@@ -296,6 +301,7 @@ void Supervisor::Park(Thread& thread, search::StopReason reason) {
 void Supervisor::CompleteSyscall(Thread& thread, int64_t value) {
   if (thread.parked.AtEntry()) {
     // With orig_rax = -1 the kernel skips the syscall and leaves rax to the supervisor.
+    if (thread.traced) thread.traced->NoteEmulatedCall(thread.call.nr);
     thread.regs.SetSyscallResult(value);
   } else if (thread.parked.at == ParkedCall::At::kExit) {
     thread.regs.SetReturn(value);

@@ -10,8 +10,9 @@ namespace chess::supervisor {
 namespace {
 
 bool ParkedInEmulatedWait(const Thread& thread) {
-  return thread.state == ThreadState::kBlocked && thread.parked.AtStop() &&
-         !thread.in_vfork && !thread.process->dying;
+  // A thread in its emulated tracer's ptrace-stop takes no signal until the tracer lets it go.
+  return thread.state == ThreadState::kBlocked && thread.parked.AtStop() && !thread.in_vfork &&
+         !thread.process->dying && !(thread.wait && thread.wait->Is<TraceStopWait>());
 }
 
 }  // namespace

@@ -247,7 +247,13 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
       OnSignalStop(*thread, event.value);
       break;
     case ptrace::StopKind::kSyscallTrap:
-      // Only asked for by kNativeThenExit, from a seccomp stop: the call's exit.
+      // Asked for by kNativeThenExit, from a seccomp stop: the call's exit; or by the program's
+      // own tracer (PTRACE_SYSCALL), for a call's entry or exit.
+      if (thread->traced && thread->parked.at != ParkedCall::At::kInside &&
+          thread->parked.at != ParkedCall::At::kInsideObserved) {
+        OnTracedSyscallStop(*thread);
+        break;
+      }
       OnSyscallExitStop(*thread);
       break;
     case ptrace::StopKind::kGroupStop:
@@ -439,7 +445,8 @@ void Supervisor::Resume(Thread& thread, int signal) {
     ptrace::ResumeToSyscallExit(thread.tid);
   } else {
     parked.at = ParkedCall::At::kNone;
-    ptrace::Resume(thread.tid, signal);
+    // The program's own tracer may have asked for the next syscall stop or a single step.
+    ResumeAsTracerAsked(thread, signal);
   }
 }
 
@@ -589,6 +596,8 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
     }
   }
   execution_.prefix_forkable = false;  // a copy of the process would not get it
+  // The program's own tracer decides what becomes of the signal.
+  if (thread.traced && !thread.traced->Stopped() && StopForTracer(thread, {.signal = signal})) return;
   if (&thread == running_ && thread.process->tgid == root_pid_ && EndsProcess(thread.tid, signal)) {
     // The root is about to die of it: every thread's stack now, for the report — the one that
     // got the signal stopped where it did.

@@ -114,6 +114,25 @@ class Supervisor final {
   void OnSignalStop(Thread& thread, int signal);
   void Apply(Thread& thread, const Disposition& disposition);
 
+  // The program's own tracing of its threads (emulated_tracing.cc).
+  // The tracee enters an emulated ptrace-stop its tracer's wait reports; false if it is gone.
+  bool StopForTracer(Thread& thread, EmulatedStop stop);
+  // The tracer's threads waiting in wait4/waitid look again.
+  void ReleaseTracerWaiters(pid_t tracer_process);
+  // The tracer (a thread, or with the leader its process) died: its tracees are killed or let go.
+  void TracerGone(const Thread& tracer);
+  long TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data);
+  // Lets a stopped thread run on, as its emulated tracer asked (the next syscall stop, one step).
+  void ResumeAsTracerAsked(Thread& thread, int signal = 0);
+  // A traced thread finished an exec: its tracer sees the exec event or a SIGTRAP (true: the
+  // thread is stopped for it).
+  bool TraceExec(Thread& thread, pid_t former_program_tid);
+  // A traced thread created `child` (`flags`: the clone's): with the tracer's option for it the
+  // child is traced too, starting in its first stop, and the parent stops at the event (true).
+  bool TraceCreation(Thread& parent, Thread& child, int event, uint64_t flags);
+  // A syscall-entry or -exit stop of a tracee whose tracer asked for them (PTRACE_SYSCALL).
+  void OnTracedSyscallStop(Thread& thread);
+
   // Thread lifecycle (lifecycle.cc).
   void OnThreadCreated(Thread& parent, int event);
   void OnExec(Thread& thread);

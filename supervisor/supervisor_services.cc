@@ -82,4 +82,8 @@ void SupervisorServices::FilterInstalled(Thread& thread, std::vector<sock_filter
   supervisor_.FilterInstalled(thread, std::move(program), all_threads);
 }
 
+long SupervisorServices::TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) {
+  return supervisor_.TraceeRequest(tracee, request, addr, data);
+}
+
 }  // namespace chess::supervisor

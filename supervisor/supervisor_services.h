@@ -35,6 +35,7 @@ class SupervisorServices final : public HandlerServices {
   size_t MaxProcesses() override;
   const std::vector<uint8_t>& VisibleAffinity() override;
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) override;
+  long TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) override;
 
  private:
   Supervisor& supervisor_;

@@ -20,6 +20,7 @@
 #include "seccomp/syscall_table.h"
 #include "supervisor/fd_probe.h"
 #include "supervisor/forced_signal.h"
+#include "supervisor/handlers/emulated_tracee.h"
 #include "supervisor/program_images.h"
 #include "supervisor/ptrace/registers.h"
 
@@ -136,12 +137,14 @@ struct ObjectWait {};     // a kernel object that cannot be polled (a file lock,
                           // its family's `ready` looks, and its operation runs again
 struct ChildWait {};      // wait4/waitid: a child of its process changes state; then the kernel
                           // runs the call, which reaps without blocking
+struct TraceStopWait {};  // a ptrace-stop of the program's own tracer (Thread::traced): its
+                          // PTRACE_CONT, DETACH or death ends it
 
 // What a thread's call waits for, recorded by its handler when it blocks (or, for a deferred
 // operation, when it parks at its point). It ends — Thread::wait.reset() — when the thread
 // goes on: woken, timed out, released to the kernel, or making its next call.
 struct Wait {
-  std::variant<SleepWait, FutexWordWait, IoWait, ObjectWait, ChildWait, SignalWait> on;
+  std::variant<SleepWait, FutexWordWait, IoWait, ObjectWait, ChildWait, SignalWait, TraceStopWait> on;
   std::optional<MonoNanos> deadline = std::nullopt;  // when it ends anyway
   int64_t timeout_result = 0;         // what the call returns then (0, -ETIMEDOUT), unless its
                                       // family's on_timeout decides
@@ -287,6 +290,10 @@ struct Thread {
 
   // Backstop interrupt bookkeeping: a PTRACE_INTERRUPT may be overtaken by another stop.
   enum class Interrupt : uint8_t { kNone, kRequested } interrupt = Interrupt::kNone;
+
+  // Traced by a thread of the program (ptrace TRACEME, ATTACH, SEIZE), which the supervisor
+  // emulates: see EmulatedTracee.
+  std::optional<EmulatedTracee> traced;
 
   // Virtual CPU time: the virtual time that passed while this thread ran.
   int64_t cpu_nanos = 0;

@@ -204,6 +204,11 @@ class HandlerServices {
   // The kernel installed `program` as a seccomp filter of the thread's own (of all its
   // process's threads with `all_threads`, SECCOMP_FILTER_FLAG_TSYNC).
   virtual void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) = 0;
+  // A request of the program's own tracer on `tracee`, in an emulated ptrace-stop, that the
+  // kernel carries out on the supervisor's stop (FP and debug registers, register sets): the raw
+  // call's answer, 0 or -errno, with `data` in the supervisor's memory. The tracee's registers
+  // as the supervisor keeps them are stored before and read again after.
+  virtual long TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) = 0;
 };
 
 struct SyscallContext {
@@ -288,6 +293,11 @@ struct Changes {
   }
 };
 Changes WantedChanges(bool is_wait4, uint64_t options);
+
+// An emulated tracee leaves its ptrace-stop (its tracer's PTRACE_CONT, DETACH, or death): it can
+// be scheduled again, and resumes with `signal` (0: none) when a signal-delivery-stop's.
+void LeaveTraceStop(Thread& tracee, int signal,
+                    EmulatedTracee::Resumption how = EmulatedTracee::Resumption::kContinue);
 
 // The handler of a family.
 FamilyHandler HandlerFor(seccomp::SyscallFamily family);

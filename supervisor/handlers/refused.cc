@@ -21,10 +21,6 @@ Disposition RefusedEntry(SyscallContext& ctx) {
       ctx.services.Refuse(ctx.thread, "userfaultfd", ENOSYS,
                           "page faults resolved by another thread would block outside the supervisor's view");
       return Disposition::Complete(-ENOSYS);
-    case SYS_ptrace:
-      ctx.services.Refuse(ctx.thread, "ptrace", EPERM,
-                          "the program is already traced by chess-trace and a thread cannot have two tracers");
-      return Disposition::Complete(-EPERM);
     default:
       return Disposition::Complete(-ENOSYS);
   }

@@ -3,7 +3,9 @@
 #include "supervisor/ptrace/event_waiter.h"
 
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -32,6 +34,27 @@ bool Resume(pid_t tid, int signal) {
 }
 
 bool ResumeToSyscallExit(pid_t tid) { return Call(PTRACE_SYSCALL, tid, nullptr, nullptr) == 0; }
+
+bool ResumeToNextSyscall(pid_t tid, int signal) {
+  return Call(PTRACE_SYSCALL, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
+}
+
+bool SingleStep(pid_t tid, int signal) {
+  return Call(PTRACE_SINGLESTEP, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
+}
+
+std::optional<bool> AtSyscallEntry(pid_t tid) {
+  __ptrace_syscall_info info{};
+  if (Call(PTRACE_GET_SYSCALL_INFO, tid, reinterpret_cast<void*>(sizeof(info)), &info) <= 0) return std::nullopt;
+  if (info.op == PTRACE_SYSCALL_INFO_ENTRY) return true;
+  if (info.op == PTRACE_SYSCALL_INFO_EXIT) return false;
+  return std::nullopt;
+}
+
+long ProgramRequest(long request, pid_t tid, uint64_t addr, void* data) {
+  const long result = syscall(SYS_ptrace, request, tid, addr, data);
+  return result < 0 ? -errno : result;
+}
 
 bool Detach(pid_t tid, int signal) {
   return Call(PTRACE_DETACH, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;

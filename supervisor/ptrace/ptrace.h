@@ -38,6 +38,16 @@ std::optional<unsigned long> EventMessage(pid_t tid);
 // it, which its registers do not say. nullopt when it could not be read.
 std::optional<uint32_t> SyscallArch(pid_t tid);
 bool GetSignalInfo(pid_t tid, siginfo_t& info);
+// Resumes `tid` to stop at its next syscall entry or exit too (PTRACE_SYSCALL), or after one
+// instruction (PTRACE_SINGLESTEP): what the program's own tracer asked of it.
+bool ResumeToNextSyscall(pid_t tid, int signal);
+bool SingleStep(pid_t tid, int signal);
+// Whether a syscall stop of `tid` is at the call's entry (PTRACE_GET_SYSCALL_INFO).
+std::optional<bool> AtSyscallEntry(pid_t tid);
+// A request of the program's own tracer that reads or writes the state of `tid`, stopped by the
+// supervisor (its FP registers, a register set, its debug registers), made as the program made
+// it — the raw call: PEEKUSER stores the word at `data`. 0 or -errno.
+long ProgramRequest(long request, pid_t tid, uint64_t addr, void* data);
 bool SetSignalInfo(pid_t tid, const siginfo_t& info);
 // The thread's blocked signals (bit N-1 for signal N), read and set while it is stopped.
 std::optional<uint64_t> GetSignalMask(pid_t tid);

@@ -38,6 +38,7 @@ class FakeServices final : public HandlerServices {
   void AdvanceTime(int64_t) override {}
   void SetRealtime(int64_t) override {}
   void FilterInstalled(Thread&, std::vector<sock_filter>, bool) override {}
+  long TraceeRequest(Thread&, int64_t, uint64_t, void*) override { return -EPERM; }
 
   ThreadTable threads_;
   FdProbe fds_;

@@ -69,6 +69,7 @@ TEST(FamilyRegistry, NamesAreThoseFamilyNameGave) {
       {F::kRandom, "random"},       {F::kTimer, "timer"},         {F::kPublish, "publish"},
       {F::kSeccomp, "seccomp"},     {F::kSignalState, "signal-state"}, {F::kPrctl, "prctl"},
       {F::kClockSet, "clock-set"},
+      {F::kPtrace, "ptrace"},
   };
   ASSERT_EQ(names.size(), kFamilyCount);
   for (const auto& [family, name] : names) EXPECT_EQ(PropertiesOf(family).name, name);

@@ -1,0 +1,164 @@
+// The program's own tracing of its threads, the supervisor's side (the requests are
+// handlers/ptrace.cc). A stop the program's tracer should see — a signal about to be delivered,
+// an event it asked for — parks the tracee in an emulated ptrace-stop: blocked until its tracer
+// lets it go, and reported to the tracer's wait4/waitid, whose waiting threads look again. The
+// tracee stays in the supervisor's real ptrace-stop all along, so its registers and siginfo,
+// read once here, are what the tracer's requests read and change.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/sched.h>
+
+#include <csignal>
+
+#include "supervisor/invariant.h"
+#include "supervisor/supervisor.h"
+
+namespace chess::supervisor {
+
+bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
+  const bool registers_read = thread.parked.AtStop() || stop.kind == EmulatedStop::Kind::kSyscall;
+  if (!registers_read && !ptrace::GetRegisters(thread.tid, thread.regs)) return false;  // killed
+  if (stop.kind == EmulatedStop::Kind::kSignal) {
+    if (!ptrace::GetSignalInfo(thread.tid, stop.info)) return false;
+  } else {
+    stop.info.si_signo = SIGTRAP;
+    stop.info.si_code = SIGTRAP | (stop.event << 8);
+  }
+  execution_.prefix_forkable = false;
+  thread.traced->Enter(stop);
+  thread.wait = Wait{TraceStopWait{}};
+  thread.state = ThreadState::kBlocked;
+  if (running_ == &thread) {
+    thread.point = {thread.id, search::OpKind::kSyscall};
+    Park(thread, search::StopReason::kBlocked);
+  }
+  last_progress_ = clocks_.WallNow();
+  ReleaseTracerWaiters(thread.traced->TracerProcess());
+  return true;
+}
+
+void Supervisor::ReleaseTracerWaiters(pid_t tracer_process) {
+  // Their call looks again when they are picked (WaitForChildren reports the stop): the
+  // kernel, which does not know the tracer, would not.
+  for (const auto& [id, waiter] : threads_.Live()) {
+    if (waiter->process->tgid != tracer_process || waiter->state != ThreadState::kBlocked || !waiter->wait ||
+        !waiter->wait->Is<ChildWait>() || !waiter->parked.AtEntry()) {
+      continue;
+    }
+    ClearWait(*waiter);
+    waiter->state = ThreadState::kReady;
+    waiter->parked.at = ParkedCall::At::kOperationPending;
+  }
+}
+
+void Supervisor::ResumeAsTracerAsked(Thread& thread, int signal) {
+  switch (thread.traced ? thread.traced->Resuming() : EmulatedTracee::Resumption::kContinue) {
+    case EmulatedTracee::Resumption::kContinue:
+      ptrace::Resume(thread.tid, signal);
+      break;
+    case EmulatedTracee::Resumption::kSyscall:
+      ptrace::ResumeToNextSyscall(thread.tid, signal);
+      break;
+    case EmulatedTracee::Resumption::kSingleStep:
+      ptrace::SingleStep(thread.tid, signal);
+      break;
+  }
+}
+
+bool Supervisor::TraceExec(Thread& thread, pid_t former_program_tid) {
+  if (thread.traced->Wants(ptrace_abi::kEventExec)) {
+    return StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventExec,
+                                  .message = static_cast<uint64_t>(former_program_tid)});
+  }
+  // Without the option, a tracee not seized gets a SIGTRAP after the exec (the kernel's legacy
+  // exec stop), which stops it for its tracer like any signal.
+  if (thread.traced->How() != EmulatedTracee::Origin::kSeize) {
+    syscall(SYS_tgkill, thread.process->tgid, thread.tid, SIGTRAP);
+  }
+  return false;
+}
+
+bool Supervisor::TraceCreation(Thread& parent, Thread& child, int event, uint64_t flags) {
+  // Which option asks for it: a clone with CLONE_VFORK is a vfork, one with a SIGCHLD exit
+  // signal and no CLONE_THREAD a fork (the kernel's order of checks).
+  int wanted = event;
+  if (event == PTRACE_EVENT_CLONE && (flags & CLONE_VFORK)) {
+    wanted = ptrace_abi::kEventVfork;
+  } else if (event == PTRACE_EVENT_CLONE && (flags & CSIGNAL) == SIGCHLD) {
+    wanted = ptrace_abi::kEventFork;
+  }
+  if (!parent.traced->Wants(wanted)) return false;
+  // The child is traced by the same tracer from its first instruction, and its first stop is
+  // the tracer's: a SIGSTOP, or PTRACE_EVENT_STOP for a seized tracer.
+  child.traced.emplace(parent.traced->Tracer(), parent.traced->TracerProcess(), parent.traced->How(),
+                       parent.traced->Options());
+  EmulatedStop first;
+  if (parent.traced->How() == EmulatedTracee::Origin::kSeize) {
+    first = {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventStop};
+  } else {
+    first = {.signal = SIGSTOP};
+    first.info.si_signo = SIGSTOP;
+    first.info.si_code = SI_USER;
+  }
+  if (ptrace::GetRegisters(child.tid, child.regs)) {
+    child.traced->Enter(first);
+    child.wait = Wait{TraceStopWait{}};
+    child.state = ThreadState::kBlocked;
+  }
+  // A vfork parent sleeps in the kernel until the child lets go of its memory: it is not
+  // stopped here (its tracer does not see the vfork event; see limitations.md).
+  if (wanted == ptrace_abi::kEventVfork) return false;
+  return StopForTracer(parent, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = wanted,
+                                .message = static_cast<uint64_t>(child.program_tid)});
+}
+
+long Supervisor::TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) {
+  // The kernel must see the registers the tracer may have changed, and the supervisor's copy
+  // must hold what the kernel changed.
+  if (tracee.parked.registers_dirty && ptrace::SetRegisters(tracee.tid, tracee.regs)) {
+    tracee.parked.registers_dirty = false;
+  }
+  const long result = ptrace::ProgramRequest(static_cast<long>(request), tracee.tid, addr, data);
+  if (!tracee.parked.registers_dirty) ptrace::GetRegisters(tracee.tid, tracee.regs);
+  return result;
+}
+
+void Supervisor::OnTracedSyscallStop(Thread& thread) {
+  CHESS_CHECK(&thread == running_, "a syscall stop of a thread that was not running");
+  if (!ptrace::GetRegisters(thread.tid, thread.regs)) return;  // killed meanwhile: death follows
+  const bool entry = ptrace::AtSyscallEntry(thread.tid).value_or(false);
+  thread.parked.at = ParkedCall::At::kNone;  // between the kernel's syscall stops, in no trapped call
+  const std::optional<int64_t> emulated = thread.traced->TakeEmulatedCall();
+  if (!entry && emulated && thread.regs.raw().orig_rax == static_cast<uint64_t>(-1)) {
+    // The supervisor answered the call and the kernel skipped it: the tracer sees the call it
+    // made, as the kernel shows one it ran.
+    thread.regs.raw().orig_rax = static_cast<uint64_t>(*emulated);
+    thread.parked.registers_dirty = true;
+  }
+  StopForTracer(thread, {.kind = EmulatedStop::Kind::kSyscall, .signal = thread.traced->SyscallStopSignal()});
+}
+
+void Supervisor::TracerGone(const Thread& tracer) {
+  // The kernel's exit_ptrace: each tracee of the dead tracer is killed (PTRACE_O_EXITKILL) or
+  // detached, leaving its stop without the signal it stopped for (a SIGSTOP does not stop it, a
+  // caught signal's handler does not run: measured).
+  const bool whole_process = tracer.tid == tracer.process->tgid;
+  std::vector<Process*> killed;
+  for (const auto& [id, tracee] : threads_.Live()) {
+    if (!tracee->traced || !tracee->Alive()) continue;
+    if (tracee->traced->Tracer() != tracer.tid && !(whole_process && tracee->traced->TracerProcess() == tracer.tid)) {
+      continue;
+    }
+    if (tracee->traced->Options() & ptrace_abi::kOptionExitKill) {
+      syscall(SYS_tgkill, tracee->process->tgid, tracee->tid, SIGKILL);
+      killed.push_back(tracee->process);
+      continue;
+    }
+    if (tracee->traced->Stopped()) LeaveTraceStop(*tracee, 0);
+    tracee->traced.reset();
+  }
+  for (Process* process : killed) CollectDyingProcess(*process);
+}
+
+}  // namespace chess::supervisor
