@@ -83,6 +83,8 @@ void Supervisor::ScheduleNext() {
   for (;;) {
     clocks_.RefreshEventTime();
     if (CheckTimeout()) return;
+    SettleKernelSleeps();
+    if (PendingStopSignal() || result_) return;
     FireDueDeadlines();
     ReleaseThreadsWithPendingSignals();
     ReleaseReadyWaiters();
@@ -248,7 +250,11 @@ bool Supervisor::Dispatch(Thread& thread) {
   // The slice and the syscall budget restart on a switch and after a yield or a block, never
   // merely at a scheduling point.
   if (&thread != last_ || execution_.last_stop != search::StopReason::kReachedPoint) {
-    execution_.slice.SwitchedIn(clocks_.EventTime());
+    // Alone while a deadline waits, its turn may end before the first look: counted from now.
+    const bool alone_with_deadline = clocks_.Virtual() != nullptr && !AnyOtherSchedulable(threads_, thread) &&
+                                     (AnyDeadline(threads_) || timers_.Earliest().has_value());
+    execution_.slice.SwitchedIn(clocks_.EventTime(), alone_with_deadline ? ProcessCpuNanos(thread.process->tgid)
+                                                                         : std::nullopt);
   }
   if (parked.at == ParkedCall::At::kEntryPutOff) {
     // A syscall put off by the budget or a replayed interrupt: its handler runs now.

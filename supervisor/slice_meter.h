@@ -45,15 +45,19 @@ class SliceMeter {
     silent_cpu_start_ = -1;
     silent_cpu_ = 0;
     asleep_looks_ = 0;
+    alone_turn_.reset();
     interrupted_dispatch_ = ~uint64_t{0};
   }
   // A thread is resumed after a switch, a yield or a block (never merely after a scheduling
-  // point): its slice and its syscall budget start again.
-  void SwitchedIn(MonoNanos now) {
+  // point): its slice and its syscall budget start again. `cpu`, its process's CPU time now when
+  // it was read: a turn shorter than the first look (AloneUntil) is counted from here; otherwise
+  // from the first look.
+  void SwitchedIn(MonoNanos now, std::optional<int64_t> cpu = std::nullopt) {
     switched_in_ = now;
+    alone_turn_.reset();
     syscalls_since_switch_ = 0;
-    slice_cpu_start_ = -1;
-    silent_cpu_start_ = -1;
+    slice_cpu_start_ = cpu.value_or(-1);
+    silent_cpu_start_ = cpu.value_or(-1);
     silent_cpu_ = 0;
     yield_due_ = false;
     asleep_looks_ = 0;
@@ -63,7 +67,16 @@ class SliceMeter {
   // Whether the watchdog looks at the running thread yet: it looks sooner than a slice, since
   // a thread asleep in the kernel is not using the CPU and everyone else would wait for nothing.
   bool DueForLook(MonoNanos now) const {
-    return now - switched_in_ >= std::min<int64_t>(kWatchdogNanos, slice_nanos_);
+    return now - switched_in_ >= std::min<int64_t>(kWatchdogNanos, Turn());
+  }
+  // Before a look: whether the running thread is alone while a deadline waits for time to pass
+  // — `until`, the virtual time to the earliest deadline — or nullopt: others could run. Alone,
+  // its turn is that much CPU time, a slice at most, and when it has used it without reaching a
+  // syscall it is interrupted where it is: no one waits for its syscall, only time, which moves
+  // a slice per slice of its CPU time (Supervisor::ComputedSlice), so that the deadline comes
+  // after as much computing as natively.
+  void AloneUntil(std::optional<int64_t> until) {
+    alone_turn_ = until ? std::optional(std::clamp<int64_t>(*until, 0, slice_nanos_)) : std::nullopt;
   }
   // A look at `cpu`, the CPU time of the running thread's process: whether the slice is used
   // up. CPU time, not wall time, so that a machine busy with other work does not cut slices
@@ -75,17 +88,18 @@ class SliceMeter {
     if (silent_cpu_start_ < 0 || syscalls_since_switch_ != syscalls_at_last_look_) silent_cpu_start_ = cpu;
     syscalls_at_last_look_ = syscalls_since_switch_;
     silent_cpu_ = cpu - silent_cpu_start_;
-    return cpu - slice_cpu_start_ >= slice_nanos_;
+    return cpu - slice_cpu_start_ >= Turn();
   }
   // The thread gives way at its next syscall.
   void YieldAtNextSyscall() { yield_due_ = true; }
   // After a look (SliceUsed), with `asleep`: whether the thread is asleep in the kernel now.
-  // Whether it must be interrupted where it is: silent for kSilentSlices slices, or asleep at
+  // Whether it must be interrupted where it is: silent for kSilentSlices slices (alone, for its
+  // turn), or asleep at
   // two looks in a row — a loaded machine shows a running thread asleep for a moment (a page
   // fault's I/O, a kernel lock), and an interrupt there would be one no replay repeats.
   bool Stuck(bool asleep) {
     asleep_looks_ = asleep ? asleep_looks_ + 1 : 0;
-    return silent_cpu_ >= kSilentSlices * slice_nanos_ || asleep_looks_ >= 2;
+    return silent_cpu_ >= alone_turn_.value_or(kSilentSlices * slice_nanos_) || asleep_looks_ >= 2;
   }
   // The running thread reached a trapped syscall: whether its turn is over there (its slice
   // used up, or kSyscallBudget syscalls made since it was switched in).
@@ -100,7 +114,10 @@ class SliceMeter {
   bool InterruptAskedIn(uint64_t dispatch) const { return interrupted_dispatch_ == dispatch; }
 
  private:
+  int64_t Turn() const { return alone_turn_.value_or(slice_nanos_); }
+
   int64_t slice_nanos_ = 0;
+  std::optional<int64_t> alone_turn_;   // alone while a deadline waits: the CPU time to it
   MonoNanos switched_in_ = 0;           // when the running thread got the CPU: the slice starts here
   uint64_t syscalls_since_switch_ = 0;  // its trapped syscalls since then
   int64_t slice_cpu_start_ = -1;        // its process's CPU time when the slice was first looked at

@@ -75,6 +75,19 @@ void Supervisor::AdvanceTime(int64_t nanos) {
   if (running_ != nullptr) running_->cpu_nanos += nanos;
 }
 
+int64_t Supervisor::ComputedSlice() const {
+  int64_t slice = options_.slice.count();
+  if (clocks_.Virtual() == nullptr) return slice;
+  std::optional<MonoNanos> earliest = timers_.Earliest();
+  for (const auto& [id, thread] : threads_.Live()) {
+    if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) {
+      earliest = std::min(earliest.value_or(*thread->wait->deadline), *thread->wait->deadline);
+    }
+  }
+  if (earliest) slice = std::clamp<int64_t>(*earliest - clocks_.ProgramNow(), 0, slice);
+  return slice;
+}
+
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   const MonoNanos started = started_ = clocks_.WallNow();
   if (auto started_waiter = waiter_.Start(FastTick(options_.slice)); !started_waiter) {
@@ -208,6 +221,7 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
   if (event.kind != ptrace::StopKind::kExited && event.kind != ptrace::StopKind::kKilled) {
     thread->interrupt = Thread::Interrupt::kNone;
   }
+  if (OnKernelSleepStop(*thread, event)) return;
   switch (event.kind) {
     case ptrace::StopKind::kExited:
     case ptrace::StopKind::kKilled:
@@ -308,6 +322,7 @@ void Supervisor::OnTick() {
   // The watchdog looks sooner than the slice: a thread asleep in the kernel in a syscall the
   // table does not trap is not using the CPU, and everyone else would wait for nothing.
   SliceMeter& slice = execution_.slice;
+  slice.AloneUntil(others_runnable ? std::nullopt : std::optional(ComputedSlice()));
   if (!slice.DueForLook(now)) return;
   // A used-up slice makes the thread give way at its next syscall (OnSeccompStop). Only a
   // thread that makes none for kSilentSlices slices, or is asleep in the kernel, is interrupted
@@ -319,7 +334,8 @@ void Supervisor::OnTick() {
   if (slice.SliceUsed(*cpu) && options_.slice_yields && !strategy_.YieldsAt(running_->id, running_->syscalls)) {
     slice.YieldAtNextSyscall();
   }
-  if (!slice.Stuck(others_runnable && AsleepInKernel(running_->tid))) return;
+  // Asleep, it holds up the others, or the deadlines that only come as time passes.
+  if (!slice.Stuck(AsleepInKernel(running_->tid))) return;
   if (!strategy_.MayInterrupt(running_->id, running_->syscalls)) return;  // a replay: not here
   if (ptrace::Interrupt(running_->tid)) {
     running_->interrupt = Thread::Interrupt::kRequested;
@@ -396,7 +412,7 @@ void Supervisor::PutOffSyscall(Thread& thread, search::OpKind why) {
   thread.parked.at = ParkedCall::At::kEntryPutOff;
   thread.state = ThreadState::kReady;
   thread.point = {thread.id, why};
-  AdvanceTime(options_.slice.count());  // it computed for a slice, as a backstop interrupt says
+  AdvanceTime(ComputedSlice());  // it computed for a slice, as a backstop interrupt says
   Park(thread, search::StopReason::kYielded);
 }
 
@@ -534,17 +550,19 @@ void Supervisor::OnInterruptStop(Thread& thread) {
     // a pipe fed from outside…). It restarts transparently when resumed. It waited in real
     // time, and so did the program's clock.
     AdvanceTime(log_->OutsideWait(execution_.points, clocks_.WallNow() - execution_.slice.SwitchedInAt()));
-    thread.state = ThreadState::kExternal;
     thread.point = {thread.id, search::OpKind::kInterrupted};
     thread.call.nr = regs.SyscallNr();
     for (int i = 0; i < 6; ++i) thread.call.args[i] = regs.Arg(i);
+    // It sleeps on in its call, disabled, until the kernel wakes it (kernel_sleep.cc); or, when
+    // it cannot, restarts its call when picked again.
+    if (!SleepInKernel(thread)) thread.state = ThreadState::kExternal;
     Park(thread, search::StopReason::kBlocked);
     return;
   }
   // A backstop interrupt: the thread computed for a whole slice. Its registers but the
   // instruction pointer say where: a thread spinning on memory is found in the same spot each
   // time (the good-Samaritan check), a computation is not.
-  AdvanceTime(options_.slice.count());
+  AdvanceTime(ComputedSlice());
   thread.state = ThreadState::kReady;
   user_regs_struct spot = regs.raw();
   spot.rip = 0;

@@ -48,6 +48,9 @@ class Supervisor final {
   void Wake(Thread& thread, int64_t result);
   void Notice(const std::string& text);
   void AdvanceTime(int64_t nanos);
+  // The virtual time a turn of computing stands for: a slice, but no further than the earliest
+  // deadline, which then comes exactly on time.
+  int64_t ComputedSlice() const;
   bool SignalActsAtOnce(pid_t pid, bool thread, int signal);
   void SettleSignalled(pid_t pid, bool thread, int signal);
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
@@ -170,6 +173,15 @@ class Supervisor final {
   // prefix's. False when the strategy would not have run the prefix as it was taped (the
   // execution has then ended, as a divergence).
   bool AdoptForked(const ForkServer::Forked& forked, Thread*& main_thread);
+
+  // Kernel sleeps the scheduler accounts for (kernel_sleep.cc). A thread interrupted asleep in
+  // the kernel makes its call again with its exit stop armed and sleeps there, disabled (false:
+  // it cannot, and restarts its call when picked again).
+  bool SleepInKernel(Thread& thread);
+  // A stop of such a sleeper: true when handled here (its entry stop, its wake-up at the exit).
+  bool OnKernelSleepStop(Thread& thread, const ptrace::WaitEvent& event);
+  // Before a decision: each sleeper is asleep, or the stop it is on its way to has been handled.
+  void SettleKernelSleeps();
 
   // Scheduling (scheduling.cc).
   void ScheduleNext();

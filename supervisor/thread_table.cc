@@ -41,13 +41,17 @@ const char* ParkedAtName(ParkedCall::At at) {
     case ParkedCall::At::kInside: return "inside";
     case ParkedCall::At::kInsideObserved: return "inside-observed";
     case ParkedCall::At::kExit: return "at-exit";
+    case ParkedCall::At::kReentering: return "reentering";
+    case ParkedCall::At::kAsleepInside: return "asleep-inside";
   }
   return "unknown";
 }
 
 std::optional<SignalWait> Wait::Signals() const {
   if (const auto* signals = std::get_if<SignalWait>(&on)) return *signals;
-  if (const IoWait* io = Io(); io != nullptr && io->signal_mask) return SignalWait{io->signal_mask, 0};
+  if (const IoWait* io = Io(); io != nullptr && (io->signal_mask || io->signalfd_signals != 0)) {
+    return SignalWait{io->signal_mask, io->signalfd_signals};
+  }
   return std::nullopt;
 }
 

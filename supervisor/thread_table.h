@@ -127,24 +127,30 @@ struct IoWait {
   // ppoll, pselect6, epoll_pwait: blocked during the call instead of the thread's mask (which
   // signals end the wait, as for a SignalWait).
   std::optional<uint64_t> signal_mask{};
+  // The signals the signalfds among its descriptors report: one pending makes it ready, as for
+  // sigtimedwait's set (the supervisor's poll of a signalfd would look at its own signals).
+  uint64_t signalfd_signals = 0;
 };
 
 // The other things a thread waits for. Each kind says who ends the wait; a wake, a deadline or
 // a signal for the thread ends any.
 struct SleepWait {};      // nothing but its deadline (a sleep, a poll of no descriptor)
 struct FutexWordWait {};  // a wake of its futex word: its entry in the FutexTable
-struct ObjectWait {};     // a kernel object that cannot be polled (a file lock, a SysV semaphore):
-                          // its family's `ready` looks, and its operation runs again
+struct ObjectWait {       // a kernel object that cannot be polled (a file lock, a SysV semaphore):
+  bool slept = false;     // its family's `ready` looks, and its operation runs again; `slept`: it
+};                        // found it must wait, and so sleeps on the object (its removal ends that)
 struct ChildWait {};      // wait4/waitid: a child of its process changes state; then the kernel
                           // runs the call, which reaps without blocking
 struct TraceStopWait {};  // a ptrace-stop of the program's own tracer (Thread::traced): its
                           // PTRACE_CONT, DETACH or death ends it
+struct KernelSleep {};    // asleep in the kernel in a call chess-trace does not model (a FIFO's
+                          // open), its exit stop armed: the kernel's wake-up ends it
 
 // What a thread's call waits for, recorded by its handler when it blocks (or, for a deferred
 // operation, when it parks at its point). It ends — Thread::wait.reset() — when the thread
 // goes on: woken, timed out, released to the kernel, or making its next call.
 struct Wait {
-  std::variant<SleepWait, FutexWordWait, IoWait, ObjectWait, ChildWait, SignalWait, TraceStopWait> on;
+  std::variant<SleepWait, FutexWordWait, IoWait, ObjectWait, ChildWait, SignalWait, TraceStopWait, KernelSleep> on;
   std::optional<MonoNanos> deadline = std::nullopt;  // when it ends anyway
   int64_t timeout_result = 0;         // what the call returns then (0, -ETIMEDOUT), unless its
                                       // family's on_timeout decides
@@ -179,6 +185,8 @@ struct TrappedCall {
 //   kEntry ── Resume under an observer ──► kInsideObserved ── syscall-exit stop ──► kExit
 //   kExit ── on_exit: it stays inside, parked in the call, its registers rewound ──► kExit
 //   kExit ── Resume ──► kNone
+//   an interrupt finds it asleep in the kernel ──► kReentering ── its entry stop ──► kAsleepInside
+//   kAsleepInside ── the kernel wakes it: its exit stop ──► kExit
 //
 // An interrupt, a group stop or a hang ends whatever stop it was (kNone): the thread is then
 // stopped in no call of its own.
@@ -191,6 +199,10 @@ struct ParkedCall {
     kInside,           // resumed into the kernel, which stops it at the call's exit (on_exit)
     kInsideObserved,   // resumed into the kernel; the exit stop is the observer's alone
     kExit,             // at the syscall-exit stop; its handler's on_exit has answered
+    // A sleep in the kernel the scheduler accounts for (kernel_sleep.cc): interrupted asleep in
+    // a call, it makes the call again with its exit stop armed and sleeps there, disabled.
+    kReentering,       // resumed to make the call again: its syscall-entry stop comes next
+    kAsleepInside,     // in the call again, asleep; its exit stop comes when the kernel wakes it
   };
   At at = At::kNone;
   // The emulated return value stored as the thread resumes (the kernel then skips the call).

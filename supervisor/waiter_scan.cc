@@ -85,6 +85,11 @@ bool WaiterScan::AnyOnOutside(uint64_t dispatches, MonoNanos now, const TreeScop
     } else if (thread->wait->Is<ObjectWait>()) {
       outside = true;  // a semaphore or message queue: anyone with access may use it
       data = true;
+    } else if (thread->wait->Is<KernelSleep>()) {
+      // Asleep in a call chess-trace does not model: whoever could end it is not known.
+      thread->waits_on = "asleep in the kernel";
+      outside = true;
+      data = true;
     } else if (thread->wait->Is<SignalWait>() && !thread->wait->deadline &&
                threads_.LiveChildren(thread->process->tgid).empty()) {
       // Waiting only for a signal, which anyone may send. With children alive, the wait is for

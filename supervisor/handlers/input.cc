@@ -10,6 +10,7 @@
 
 #include <cerrno>
 
+#include "supervisor/handlers/pending_signals.h"
 #include "supervisor/handlers/transfer.h"
 
 namespace chess::supervisor {
@@ -45,6 +46,15 @@ Disposition InputEntry(SyscallContext& ctx) {
     return ReadRandomDevice(ctx);
   }
   if (copy.Nonblocking()) return Disposition::Native();
+  if (type != S_IFIFO && type != S_IFSOCK && type != S_IFCHR) {
+    // A signalfd returns a signal pending for its reader, or waits for one: as sigtimedwait
+    // does, which the SignalScan releases when one is pending (an unblocked signal too, which
+    // natively interrupts the read).
+    if (auto signals = SignalfdMask(ctx.thread.process->tgid, fd)) {
+      if (PendingOf(ctx.thread.tid, *signals) != 0) return Disposition::Native();
+      return ctx.BlockUntil({SignalWait{std::nullopt, *signals}});
+    }
+  }
   if (type == S_IFSOCK && ctx.thread.call.nr == SYS_recvfrom && (flags & MSG_WAITALL)) {
     // All of it or nothing: the kernel would sleep between segments.
     StartTransfer(ctx, copy, fd);

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include <cerrno>
+#include <variant>
 #include <vector>
 
 #include "supervisor/handlers/handler.h"
@@ -16,7 +17,10 @@
 namespace chess::supervisor {
 namespace {
 
-enum class Outlook { kProceeds, kWaits, kKernelDecides };
+// kRemoved: the object is gone (IPC_STAT fails with EINVAL or EIDRM).
+enum class Outlook { kProceeds, kWaits, kKernelDecides, kRemoved };
+
+Outlook Gone() { return errno == EINVAL || errno == EIDRM ? Outlook::kRemoved : Outlook::kKernelDecides; }
 
 // More operations than this in one semop are E2BIG, or not worth reading (SEMOPM is 500).
 constexpr uint64_t kMaxSemops = 500;
@@ -29,7 +33,7 @@ Outlook Semop(SyscallContext& ctx) {
   std::vector<sembuf> ops(count);
   if (!ctx.Memory().Read(ctx.Arg(1), ops.data(), count * sizeof(sembuf))) return Outlook::kKernelDecides;
   semid_ds info{};
-  if (semctl(id, 0, IPC_STAT, &info) != 0) return Outlook::kKernelDecides;  // gone, or not ours to see
+  if (semctl(id, 0, IPC_STAT, &info) != 0) return Gone();  // gone, or not ours to see
   std::vector<unsigned short> values(info.sem_nsems);
   if (semctl(id, 0, GETALL, values.data()) != 0) return Outlook::kKernelDecides;
   for (const sembuf& op : ops) {
@@ -47,7 +51,7 @@ Outlook MessageQueue(SyscallContext& ctx) {
   const uint64_t flags = send ? ctx.Arg(3) : ctx.Arg(4);
   if (flags & IPC_NOWAIT) return Outlook::kKernelDecides;
   msqid_ds info{};
-  if (msgctl(static_cast<int>(ctx.Arg(0)), IPC_STAT, &info) != 0) return Outlook::kKernelDecides;
+  if (msgctl(static_cast<int>(ctx.Arg(0)), IPC_STAT, &info) != 0) return Gone();
   if (send) {
     const bool room = ctx.Arg(2) + info.__msg_cbytes <= info.msg_qbytes && info.msg_qnum + 1 <= info.msg_qbytes;
     return room ? Outlook::kProceeds : Outlook::kWaits;
@@ -107,8 +111,21 @@ Disposition IpcEntry(SyscallContext& ctx) {
 
 ExecuteAnswer IpcExecute(SyscallContext& ctx) {
   if (IsPosixQueue(ctx.thread.call.nr)) return RunWhenFdsReady(ctx);
-  if (Look(ctx) != Outlook::kWaits) return ExecuteAnswer::Native();
-  return ExecuteAnswer::Block();  // the wait its entry recorded
+  ObjectWait* wait = ctx.thread.wait ? std::get_if<ObjectWait>(&ctx.thread.wait->on) : nullptr;
+  switch (Look(ctx)) {
+    case Outlook::kWaits:
+      if (wait != nullptr) wait->slept = true;
+      return ExecuteAnswer::Block();  // the wait its entry recorded
+    case Outlook::kRemoved:
+      // Removed while the call slept on it, the kernel wakes it with EIDRM; the call made again
+      // would see no such object (EINVAL), as one made after the removal does.
+      if (wait != nullptr && wait->slept) return ExecuteAnswer::Complete(-EIDRM);
+      return ExecuteAnswer::Native();
+    case Outlook::kProceeds:
+    case Outlook::kKernelDecides:
+      return ExecuteAnswer::Native();
+  }
+  return ExecuteAnswer::Native();
 }
 
 bool IpcReady(SyscallContext& ctx) { return Look(ctx) != Outlook::kWaits; }

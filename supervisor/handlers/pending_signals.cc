@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "supervisor/fd_probe.h"
+
 namespace chess::supervisor {
 namespace {
 
@@ -50,6 +52,26 @@ std::optional<SignalMasks> ReadSignalMasks(pid_t tid) {
   std::fclose(status);
   if (found < std::size(fields)) return std::nullopt;
   return masks;
+}
+
+std::optional<uint64_t> SignalfdMask(pid_t tgid, int fd) {
+  if (FdTarget(tgid, fd) != "anon_inode:[signalfd]") return std::nullopt;
+  const std::string path = "/proc/" + std::to_string(tgid) + "/fdinfo/" + std::to_string(fd);
+  FILE* info = std::fopen(path.c_str(), "re");
+  if (info == nullptr) return std::nullopt;
+  std::optional<uint64_t> mask;
+  char line[256];
+  while (!mask && std::fgets(line, sizeof(line), info) != nullptr) {
+    unsigned long long value = 0;
+    if (std::sscanf(line, "sigmask: %llx", &value) == 1) mask = value;
+  }
+  std::fclose(info);
+  return mask;
+}
+
+uint64_t PendingOf(pid_t tid, uint64_t signals) {
+  const std::optional<SignalMasks> masks = ReadSignalMasks(tid);
+  return masks ? (masks->thread_pending | masks->process_pending) & signals : 0;
 }
 
 bool EndsProcess(pid_t tid, int signal) {

@@ -31,6 +31,14 @@ struct SignalMasks {
 
 std::optional<SignalMasks> ReadSignalMasks(pid_t tid);
 
+// The signals a signalfd reports (its sigmask in /proc/TGID/fdinfo/FD), or nullopt when `fd`
+// is no signalfd. A signalfd reports the signals pending for the thread that reads or polls it:
+// a copy polled by the supervisor would look at the supervisor's own.
+std::optional<uint64_t> SignalfdMask(pid_t tgid, int fd);
+
+// Of `signals`, those pending for thread `tid` (sent to it or to its process), blocked or not.
+uint64_t PendingOf(pid_t tid, uint64_t signals);
+
 // Whether `signal`, delivered to thread `tid` now, ends its process: its default action does, and
 // the process neither catches nor ignores it.
 bool EndsProcess(pid_t tid, int signal);

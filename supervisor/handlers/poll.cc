@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "supervisor/handlers/handler.h"
+#include "supervisor/handlers/pending_signals.h"
 
 namespace chess::supervisor {
 namespace {
@@ -139,7 +140,16 @@ Disposition PollEntry(SyscallContext& ctx) {
   const auto first = static_cast<uint64_t>(call->fds.front().fd);
   IoWait wait{std::move(call->fds)};
   wait.signal_mask = call->mask;
-  const bool ready = IoWaitReady(ctx.services.Fds(), ctx.thread.process->tgid, wait);
+  bool ready = IoWaitReady(ctx.services.Fds(), ctx.thread.process->tgid, wait);
+  if (!ready) {
+    // Signalfds report the poller's pending signals, not the supervisor's: looked at here, and
+    // waited for as signals.
+    for (const FdInterest& interest : wait.fds) {
+      if ((interest.events & POLLIN) == 0) continue;
+      if (auto signals = SignalfdMask(ctx.thread.process->tgid, interest.fd)) wait.signalfd_signals |= *signals;
+    }
+    ready = wait.signalfd_signals != 0 && PendingOf(ctx.thread.tid, wait.signalfd_signals) != 0;
+  }
   return ctx.WaitOnFds(std::move(wait), ready, deadline, 0, first);
 }
 

@@ -157,6 +157,13 @@ std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up
   }
 }
 
+std::optional<WaitEvent> PollFor(pid_t tid) {
+  int status = 0;
+  const pid_t got = waitpid(tid, &status, __WALL | WNOHANG);
+  if (got <= 0) return std::nullopt;
+  return Classify(got, status);
+}
+
 std::optional<int> PollChild(pid_t pid, bool& gone) {
   int status = 0;
   const pid_t got = waitpid(pid, &status, __WALL | WNOHANG);

@@ -86,6 +86,9 @@ std::optional<WaitEvent> PollAny();
 // answers true; both are asked whenever a signal (the supervisor's tick) interrupts the wait.
 std::optional<WaitEvent> WaitFor(pid_t tid, const std::function<bool()>& give_up = {});
 
+// Non-blocking: `tid`'s next event if it has one now.
+std::optional<WaitEvent> PollFor(pid_t tid);
+
 // Waiting for children that are not tracees (the namespaces' init and what it reaps) lives here
 // too, so that one folder holds every wait of the program.
 // Whether child `pid` (traced or not) has changed state, without blocking: its status, or nullopt
