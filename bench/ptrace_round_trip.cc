@@ -1,7 +1,6 @@
 // The raw cost of one trapped syscall: a child traps a private syscall number in a loop; the
 // tracer does nothing but waitpid + PTRACE_CONT per stop, pinned to the child's CPU as
 // chess-trace is. Prints "us_per_stop N".
-#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -11,6 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench/tracer_bench.h"
 #include "seccomp/arch.h"
 #include "seccomp/filter.h"
 #include "seccomp/install.h"
@@ -28,30 +28,20 @@ int main(int argc, char** argv) {
   }
   auto filter = chess::seccomp::CompileFilter(table);
   if (!filter) return 1;
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  sched_getaffinity(0, sizeof(cpus), &cpus);
-  int cpu = 0;
-  while (!CPU_ISSET(cpu, &cpus)) ++cpu;
-  CPU_ZERO(&cpus);
-  CPU_SET(cpu, &cpus);
-  sched_setaffinity(0, sizeof(cpus), &cpus);
-  int go[2];
-  if (pipe(go) != 0) return 1;
-  const pid_t child = fork();
-  if (child == 0) {
-    char byte;
-    (void)!read(go[0], &byte, 1);
-    if (chess::seccomp::InstallFilter(*filter, true) != 0) _exit(2);
+  PinToOneCpu();
+  HeldChild held([&filter, stops] {
+    if (chess::seccomp::InstallFilter(*filter, true) != 0) return 2;
     for (long i = 0; i < stops; ++i) syscall(chess::seccomp::kHypercallFirst);
-    _exit(0);
-  }
+    return 0;
+  });
+  const pid_t child = held.Pid();
+  if (child < 0) return 1;
   if (tracing::Seize(child) != 0) {
     std::perror("PTRACE_SEIZE");
     kill(child, SIGKILL);
     return 1;
   }
-  (void)!write(go[1], "x", 1);
+  held.Release();
   timespec start{}, end{};
   long seen = 0;
   for (;;) {

@@ -8,7 +8,8 @@ still gives comparable figures.
     python3 bench/run_benchmarks.py --build build [--rounds 7] [--skip-tools] [--only SECTION]
                                     [--against OTHER_BUILD]
 
-Sections: micro (untrapped syscalls, scheduling points), shim (the preload shim's announcements:
+Sections: micro (untrapped syscalls, scheduling points), breakpoints (the floor of a point at an
+atomic instruction: an int3, then the instruction single-stepped, emulated or run out of line), shim (the preload shim's announcements:
 by system call, and by trap under a seccomp filter of the program's own), tools (real tools), determinism (sleeps
 in virtual time, emulated clock reads, startup of clock-hungry runtimes), trace (bytes per
 scheduling decision of a trace, and what recording and replaying cost against plain `run`),
@@ -146,7 +147,7 @@ def main():
     parser.add_argument("--against", metavar="BUILD",
                         help="another build directory (the code before a change): the micro section measures its "
                              "chess-trace too, round by round, and prints this build's cost against it")
-    parser.add_argument("--only", choices=["micro", "shim", "tools", "determinism", "trace", "explore", "harness"],
+    parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore", "harness"],
                         help="only this section")
     parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
@@ -166,6 +167,8 @@ def main():
     print(f"Rounds: {args.rounds}; medians with min – max.")
     if args.only in (None, "micro"):
         micro_section(args, ct, loop, floor, raw, pingpong)
+    if args.only in (None, "breakpoints"):
+        breakpoint_section(args, bench, raw)
     if args.only in (None, "shim"):
         shim_section(args, ct, bench)
     if args.only == "tools" or (args.only is None and not args.skip_tools):
@@ -372,6 +375,32 @@ def micro_section(args, ct, loop, floor, raw, pingpong):
             r = ratios(values["this"], values["against"])
             print(f"| {name} | {statistics.median(values['this']):.3g} {unit} | {statistics.median(values['against']):.3g} {unit} "
                   f"| {statistics.median(r):.3f} × ({min(r):.3f} – {max(r):.3f}) |")
+
+
+def breakpoint_section(args, bench, raw):
+    """The floor of a scheduling point at an atomic instruction, by the way the instruction is
+    let run after its int3 (bench/breakpoint_round_trip.cc), against the raw seccomp stop, in the
+    same rounds: what an atomic point can cost at best against a syscall point."""
+    modes = {
+        "step": "restore the byte, single-step, plant again",
+        "emulate": "emulated by the tracer (registers, memory read and write)",
+        "xol": "executed out of line (all registers read and written)",
+        "xol-rip": "executed out of line (rip written alone)",
+    }
+    points = "100000"
+    raw_stop, per_mode = [], {mode: [] for mode in modes}
+    for _ in range(args.rounds):
+        raw_stop.append(measure(raw, "us_per_stop"))
+        for mode in modes:
+            per_mode[mode].append(measure([os.path.join(bench, "bench_breakpoint_round_trip"), mode, points],
+                                          "us_per_point"))
+    print(f"\n### A point at an atomic instruction, raw (int3 over `lock xadd`, {points} points)\n")
+    print("| configuration | median | range | ratio to a seccomp stop (same round) |\n|---|---|---|---|")
+    print(f"{median_row('raw seccomp stop (waitpid + PTRACE_CONT)', raw_stop, 'µs/stop')} 1 |")
+    for mode, description in modes.items():
+        r = [x / y for x, y in zip(per_mode[mode], raw_stop)]
+        print(f"{median_row(f'int3, {description}', per_mode[mode], 'µs/point')} "
+              f"{statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) |")
 
 
 def shim_section(args, ct, bench):
