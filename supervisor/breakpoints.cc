@@ -1,0 +1,146 @@
+// Breakpoints over the program's own instructions: the relocation of an instruction to its
+// out-of-line slot, the slots, and the table of planted int3s (supervisor/breakpoints.h).
+#include "supervisor/breakpoints.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace chess::supervisor {
+namespace {
+
+constexpr uint64_t kPage = OutOfLinePages::kPageSize;
+constexpr uint8_t kJumpRel32 = 0xe9;
+
+// `target - from` as a rel32, when it fits.
+std::optional<int32_t> Rel32(uint64_t target, uint64_t from) {
+  const auto distance = static_cast<int64_t>(target - from);
+  if (distance < std::numeric_limits<int32_t>::min() || distance > std::numeric_limits<int32_t>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(distance);
+}
+
+// How far a slot may lie from the code it serves: the rel32 reach less a margin, so that a
+// displacement of the code's own data (within its module, a few MiB around it) reaches the slot's
+// copy too.
+constexpr uint64_t kSlotReach = (uint64_t{1} << 31) - (uint64_t{1} << 28);
+constexpr uint64_t kCandidateStep = uint64_t{1} << 20;
+constexpr int kCandidatesEachWay = 64;
+
+bool WithinReach(uint64_t slot, uint64_t near) {
+  return (slot > near ? slot - near : near - slot) < kSlotReach;
+}
+
+}  // namespace
+
+std::optional<std::vector<uint8_t>> RelocatedCopy(const PatchableInstruction& instruction, uint64_t at) {
+  const size_t length = instruction.bytes.size();
+  if (instruction.uses_rip_for_control || length == 0 || length > kMaxInstructionLength) return std::nullopt;
+  std::vector<uint8_t> copy(instruction.bytes);
+  if (instruction.rip_displacement_at) {
+    const size_t offset = *instruction.rip_displacement_at;
+    if (offset + sizeof(int32_t) > length) return std::nullopt;
+    int32_t displacement;
+    std::memcpy(&displacement, copy.data() + offset, sizeof(displacement));
+    // The operand's address is rip after the instruction plus the displacement, wherever it runs.
+    const uint64_t operand = instruction.address + length + static_cast<int64_t>(displacement);
+    const auto moved = Rel32(operand, at + length);
+    if (!moved) return std::nullopt;
+    std::memcpy(copy.data() + offset, &*moved, sizeof(*moved));
+  }
+  const auto back = Rel32(instruction.address + length, at + length + kJumpLength);
+  if (!back) return std::nullopt;
+  copy.push_back(kJumpRel32);
+  copy.resize(copy.size() + sizeof(int32_t));
+  std::memcpy(copy.data() + length + 1, &*back, sizeof(*back));
+  return copy;
+}
+
+void OutOfLinePages::Add(uint64_t address, size_t size) {
+  Page page{.address = address, .size = size, .free = {}};
+  // Taken from the back: the lowest slot first.
+  for (size_t slot = size / kOutOfLineSlot; slot-- > 0;) page.free.push_back(address + slot * kOutOfLineSlot);
+  pages_.push_back(std::move(page));
+}
+
+std::optional<uint64_t> OutOfLinePages::TakeSlot(uint64_t near) {
+  for (Page& page : pages_) {
+    if (page.free.empty() || !WithinReach(page.address, near) || !WithinReach(page.address + page.size, near)) continue;
+    const uint64_t slot = page.free.back();
+    page.free.pop_back();
+    return slot;
+  }
+  return std::nullopt;
+}
+
+void OutOfLinePages::GiveBack(uint64_t slot) {
+  for (Page& page : pages_) {
+    if (slot >= page.address && slot < page.address + page.size) {
+      page.free.push_back(slot);
+      return;
+    }
+  }
+}
+
+std::optional<uint64_t> OutOfLinePages::Candidate(uint64_t near, int attempt) {
+  if (attempt < 0 || attempt >= 2 * kCandidatesEachWay) return std::nullopt;
+  const uint64_t page = near & ~(kPage - 1);
+  const uint64_t distance = (static_cast<uint64_t>(attempt % kCandidatesEachWay) + 1) * kCandidateStep;
+  if (attempt < kCandidatesEachWay) {
+    if (page < distance + kPage) return std::nullopt;  // below the address space's start
+    return page - distance;
+  }
+  return page + distance;
+}
+
+BreakpointTable::Planted BreakpointTable::Plant(const PatchableInstruction& instruction, ProcessText& text) {
+  if (planted_.contains(instruction.address)) return Planted::kAlreadyPlanted;
+  if (instruction.uses_rip_for_control || instruction.bytes.empty()) return Planted::kNotRelocatable;
+  const auto slot = pages_.TakeSlot(instruction.address);
+  if (!slot) return Planted::kNeedsPage;
+  const auto copy = RelocatedCopy(instruction, *slot);
+  if (!copy) {
+    pages_.GiveBack(*slot);
+    return Planted::kNotRelocatable;
+  }
+  if (!text.Write(*slot, copy->data(), copy->size()) || !text.Write(instruction.address, &kInt3, 1)) {
+    pages_.GiveBack(*slot);
+    return Planted::kWriteFailed;
+  }
+  planted_.emplace(instruction.address, Breakpoint{.address = instruction.address,
+                                                   .out_of_line = *slot,
+                                                   .original = instruction.bytes.front(),
+                                                   .length = instruction.bytes.size()});
+  return Planted::kPlanted;
+}
+
+bool BreakpointTable::Remove(uint64_t address, ProcessText& text) {
+  const auto found = planted_.find(address);
+  if (found == planted_.end()) return false;
+  if (!text.Write(address, &found->second.original, 1)) return false;
+  pages_.GiveBack(found->second.out_of_line);
+  planted_.erase(found);
+  return true;
+}
+
+const Breakpoint* BreakpointTable::AtTrap(uint64_t rip_after_trap) const {
+  const auto found = planted_.find(rip_after_trap - 1);
+  return found == planted_.end() ? nullptr : &found->second;
+}
+
+ProcessMemoryText::ProcessMemoryText(pid_t pid)
+    : fd_(open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDWR | O_CLOEXEC)) {}
+
+ProcessMemoryText::~ProcessMemoryText() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool ProcessMemoryText::Write(uint64_t address, const void* bytes, size_t size) {
+  return fd_ >= 0 && pwrite(fd_, bytes, size, static_cast<off_t>(address)) == static_cast<ssize_t>(size);
+}
+
+}  // namespace chess::supervisor
