@@ -5,10 +5,10 @@
 //            plant the int3 again, continue (any instruction; two stops per execution of it);
 //   emulate: carry the xadd out from the tracer (read the word, add, write it, set the
 //            register, rip past the instruction), continue (one stop; the common forms only);
-//   xol:     execute out of line, as uprobes do: a copy of the instruction (its rip-relative
-//            displacement moved) followed by a jmp back lies in a page near the text; the
-//            tracer only points rip at it (one stop, no memory access, any instruction that
-//            does not read rip for control flow);
+//   xol:     execute out of line, as uprobes do (supervisor/breakpoints.h): a copy of the
+//            instruction (its rip-relative displacement moved) followed by a jmp back lies in a
+//            page near the text; the tracer only points rip at it (one stop, no memory access,
+//            any instruction that does not read rip for control flow);
 //   xol-rip: the same, writing rip alone (PTRACE_POKEUSER) instead of reading and writing all
 //            the registers: what a point costs when the stop needs no register to name its
 //            address (a rip-relative operand).
@@ -30,6 +30,7 @@
 #include <string>
 
 #include "bench/tracer_bench.h"
+#include "supervisor/breakpoints.h"
 #include "supervisor/ptrace/ptrace.h"
 #include "supervisor/ptrace/registers.h"
 #include "supervisor/ptrace/remote_memory.h"
@@ -127,19 +128,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (mode == "xol" || mode == "xol-rip") {
-    // The copy: the same bytes with the displacement taken from the scratch address, then
-    // `jmp rel32` to the instruction after the site.
-    unsigned char copy[16];
-    std::memcpy(copy, original, length);
-    int32_t displacement;
-    std::memcpy(&displacement, original + 5, sizeof(displacement));
-    const int64_t target = static_cast<int64_t>(site + length) + displacement;
-    const auto moved = static_cast<int32_t>(target - static_cast<int64_t>(scratch + length));
-    std::memcpy(copy + 5, &moved, sizeof(moved));
-    copy[length] = 0xe9;
-    const auto back = static_cast<int32_t>(static_cast<int64_t>(site + length) - static_cast<int64_t>(scratch + length + 5));
-    std::memcpy(copy + length + 1, &back, sizeof(back));
-    if (pwrite(text, copy, length + 5, static_cast<off_t>(scratch)) != static_cast<ssize_t>(length + 5)) {
+    // The copy chess-trace runs (supervisor/breakpoints.h): the displacement taken from the
+    // scratch address, then `jmp rel32` to the instruction after the site.
+    const chess::supervisor::PatchableInstruction xadd{
+        .address = site, .bytes = {original, original + length}, .rip_displacement_at = 5};
+    const auto copy = chess::supervisor::RelocatedCopy(xadd, scratch);
+    if (!copy || pwrite(text, copy->data(), copy->size(), static_cast<off_t>(scratch)) != static_cast<ssize_t>(copy->size())) {
       std::perror("writing the out-of-line copy");
       kill(child, SIGKILL);
       return 1;
