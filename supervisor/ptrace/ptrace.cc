@@ -4,10 +4,12 @@
 
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 
 namespace chess::supervisor::ptrace {
 namespace {
@@ -99,6 +101,19 @@ std::optional<uint64_t> GetSignalMask(pid_t tid) {
 
 bool SetSignalMask(pid_t tid, uint64_t mask) {
   return Call(PTRACE_SETSIGMASK, tid, reinterpret_cast<void*>(sizeof(mask)), &mask) == 0;
+}
+
+bool SetDebugRegister(pid_t tid, int index, uint64_t value) {
+  const auto offset = offsetof(struct user, u_debugreg) + static_cast<size_t>(index) * sizeof(uint64_t);
+  return Call(PTRACE_POKEUSER, tid, reinterpret_cast<void*>(offset), reinterpret_cast<void*>(value)) == 0;
+}
+
+std::optional<uint64_t> GetDebugRegister(pid_t tid, int index) {
+  const auto offset = offsetof(struct user, u_debugreg) + static_cast<size_t>(index) * sizeof(uint64_t);
+  errno = 0;
+  const long value = Call(PTRACE_PEEKUSER, tid, reinterpret_cast<void*>(offset), nullptr);
+  if (value == -1 && errno != 0) return std::nullopt;
+  return static_cast<uint64_t>(value);
 }
 
 WaitEvent Classify(pid_t tid, int status) {

@@ -52,6 +52,10 @@ bool SetSignalInfo(pid_t tid, const siginfo_t& info);
 // The thread's blocked signals (bit N-1 for signal N), read and set while it is stopped.
 std::optional<uint64_t> GetSignalMask(pid_t tid);
 bool SetSignalMask(pid_t tid, uint64_t mask);
+// The thread's debug register `index` (DR0–DR3 addresses, DR6 status, DR7 control), read and
+// written while it is stopped. The kernel checks what DR7 enables and refuses kernel addresses.
+bool SetDebugRegister(pid_t tid, int index, uint64_t value);
+std::optional<uint64_t> GetDebugRegister(pid_t tid, int index);
 
 
 // What a waitpid status means for a traced thread.
