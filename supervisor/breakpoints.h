@@ -3,8 +3,8 @@
 // instruction's first byte stops the thread before it; the instruction then runs out of line —
 // a copy of it, followed by a jump back, in a page the process maps near its code — so letting
 // the thread go costs writing rip alone, and the int3 never leaves the text while another thread
-// could reach it. Measured against the alternatives (restore, single-step, plant again: 3.9× a
-// seccomp stop; emulating the instruction in the supervisor: 1.8×; out of line: 1.2×):
+// could reach it. Measured against the alternatives (restore, single-step, plant again: 4.2× a
+// seccomp stop; emulating the instruction in the supervisor: 1.8×; out of line: 1.3×):
 // bench/breakpoint_round_trip.cc, `bench/run_benchmarks.py --only breakpoints`.
 //
 // This file is the bookkeeping and the relocation, with the process's memory behind an
