@@ -95,8 +95,9 @@ def survivors(marker, exclude):
 
 def sigterm(chess_trace, source, program):
     marker = f"chess-trace-faithful-{os.getpid()}-{time.monotonic_ns()}"
+    # stdin: a pipe kept open and never written, which a program may hold on (faithful_helpers.h).
     process = subprocess.Popen([chess_trace, "run", *run_options(source), "--", program, "hold", marker],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
                                start_new_session=True)
     try:
         seen = b""
@@ -113,6 +114,9 @@ def sigterm(chess_trace, source, program):
                     continue
                 seen += chunk
         time.sleep(0.2)  # let the program settle into its hold
+        if process.poll() is not None:
+            fail(f"chess-trace ended before SIGTERM was sent (exit {process.returncode}): the held state is no "
+                 f"state to interrupt\nstderr:\n{process.stderr.read().decode(errors='replace')}")
         sent = time.monotonic()
         if to_group(source):
             os.killpg(process.pid, signal.SIGTERM)

@@ -33,6 +33,19 @@ static inline void hold_if_asked(int argc, char** argv) {
   for (;;) pause();
 }
 
+// Says `holding` and blocks for ever, waiting on the outside world: its stdin, a pipe the sigterm
+// check keeps open and never writes. For a held state in which the program has a child it could
+// wait for — a tracee in a ptrace-stop — where pause() would be a deadlock that chess-trace
+// reports at once, before any SIGTERM is sent.
+static inline void hold_on_stdin(void) {
+  printf("holding\n");
+  fflush(stdout);
+  char byte;
+  while (read(0, &byte, 1) > 0) {
+  }
+  for (;;) pause();
+}
+
 // Runs `body` in a fork child and waits for it.
 static inline void in_child(void (*body)(void)) {
   fflush(stdout);

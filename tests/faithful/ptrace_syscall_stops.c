@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "faithful_helpers.h"
+
 static void child_body(void) {
   ptrace(PTRACE_TRACEME, 0, 0, 0);
   raise(SIGSTOP);
@@ -50,9 +52,7 @@ int main(int argc, char** argv) {
     ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD);
     ptrace(PTRACE_SYSCALL, child, 0, 0);
     waitpid(child, &status, 0);
-    printf("holding\n");
-    fflush(stdout);
-    for (;;) pause();
+    hold_on_stdin();
   }
   ptrace(PTRACE_SETOPTIONS, child, 0, PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK);
   fflush(stdout);

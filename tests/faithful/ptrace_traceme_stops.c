@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "faithful_helpers.h"
+
 static volatile long shared_word = 11;
 
 static void on_usr1(int signal_number) {
@@ -81,9 +83,7 @@ int main(int argc, char** argv) {
   pid_t child = traced_child(signals_then_exit);
   wait_and_print(child, "first stop");
   if (hold) {
-    printf("holding\n");
-    fflush(stdout);
-    for (;;) pause();
+    hold_on_stdin();
   }
   struct user_regs_struct regs;
   long result = ptrace(PTRACE_GETREGS, child, 0, &regs);
