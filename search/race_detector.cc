@@ -65,7 +65,7 @@ std::vector<Race> RaceDetector::Accessed(const MemoryAccess& access) {
   const ThreadId thread = access.thread;
   const Epoch now{.tick = Now(thread), .access = access};
   for (uint64_t byte = access.address; byte < access.address + std::max<uint8_t>(access.size, 1); ++byte) {
-    Shadow& shadow = bytes_[byte];
+    Shadow& shadow = bytes_[{access.space, byte}];
     if (shadow.write.tick != 0 && !Before(shadow.write, thread)) Note(shadow.write.access, access, races);
     if (!access.is_write) {
       shadow.reads[thread.value] = now;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -40,6 +41,10 @@ class VectorClock {
 // One memory access, as a watchpoint (or a breakpoint at the instruction) saw it.
 struct MemoryAccess {
   ThreadId thread;
+  // Which memory `address` is in: the process's address space for private memory (a forked
+  // child's copy of a variable is another variable), or one name for a shared mapping that every
+  // process sharing it uses, with `address` its offset there.
+  uint64_t space = 0;
   uint64_t address = 0;      // the first byte it touched
   uint8_t size = 1;          // 1 to 8 bytes
   bool is_write = false;
@@ -91,7 +96,7 @@ class RaceDetector {
 
   std::unordered_map<uint32_t, VectorClock> threads_;
   std::unordered_map<uint64_t, VectorClock> objects_;
-  std::unordered_map<uint64_t, Shadow> bytes_;
+  std::map<std::pair<uint64_t, uint64_t>, Shadow> bytes_;  // by (space, address)
   std::set<std::pair<uint64_t, uint64_t>> reported_;  // instruction pairs, the lower address first
 };
 

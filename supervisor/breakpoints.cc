@@ -29,7 +29,6 @@ std::optional<int32_t> Rel32(uint64_t target, uint64_t from) {
 // copy too.
 constexpr uint64_t kSlotReach = (uint64_t{1} << 31) - (uint64_t{1} << 28);
 constexpr uint64_t kCandidateStep = uint64_t{1} << 20;
-constexpr int kCandidatesEachWay = 64;
 
 bool WithinReach(uint64_t slot, uint64_t near) {
   return (slot > near ? slot - near : near - slot) < kSlotReach;
@@ -67,9 +66,12 @@ void OutOfLinePages::Add(uint64_t address, size_t size) {
   pages_.push_back(std::move(page));
 }
 
-std::optional<uint64_t> OutOfLinePages::TakeSlot(uint64_t near) {
+std::optional<uint64_t> OutOfLinePages::TakeSlot(uint64_t near, std::optional<uint64_t> also_near) {
+  const auto reaches = [&](uint64_t address) {
+    return WithinReach(address, near) && (!also_near || WithinReach(address, *also_near));
+  };
   for (Page& page : pages_) {
-    if (page.free.empty() || !WithinReach(page.address, near) || !WithinReach(page.address + page.size, near)) continue;
+    if (page.free.empty() || !reaches(page.address) || !reaches(page.address + page.size)) continue;
     const uint64_t slot = page.free.back();
     page.free.pop_back();
     return slot;
@@ -87,30 +89,40 @@ void OutOfLinePages::GiveBack(uint64_t slot) {
 }
 
 std::optional<uint64_t> OutOfLinePages::Candidate(uint64_t near, int attempt) {
-  if (attempt < 0 || attempt >= 2 * kCandidatesEachWay) return std::nullopt;
+  if (attempt < 0 || attempt >= kCandidates) return std::nullopt;
+  const int each_way = kCandidates / 2;
   const uint64_t page = near & ~(kPage - 1);
-  const uint64_t distance = (static_cast<uint64_t>(attempt % kCandidatesEachWay) + 1) * kCandidateStep;
-  if (attempt < kCandidatesEachWay) {
-    if (page < distance + kPage) return std::nullopt;  // below the address space's start
+  const uint64_t distance = (static_cast<uint64_t>(attempt % each_way) + 1) * kCandidateStep;
+  if (attempt < each_way) {
+    if (page < kLowestPage + distance) return std::nullopt;  // below the floor
     return page - distance;
   }
+  if (page > UINT64_MAX - distance - kPage) return std::nullopt;  // past the top
   return page + distance;
 }
 
 BreakpointTable::Planted BreakpointTable::Plant(const PatchableInstruction& instruction, ProcessText& text) {
   if (planted_.contains(instruction.address)) return Planted::kAlreadyPlanted;
   if (instruction.uses_rip_for_control || instruction.bytes.empty()) return Planted::kNotRelocatable;
-  const auto slot = pages_.TakeSlot(instruction.address);
+  std::optional<uint64_t> operand;
+  if (instruction.rip_displacement_at && *instruction.rip_displacement_at + sizeof(int32_t) <= instruction.bytes.size()) {
+    int32_t displacement;
+    std::memcpy(&displacement, instruction.bytes.data() + *instruction.rip_displacement_at, sizeof(displacement));
+    operand = instruction.address + instruction.bytes.size() + static_cast<int64_t>(displacement);
+  }
+  const auto slot = pages_.TakeSlot(instruction.address, operand);
   if (!slot) return Planted::kNeedsPage;
   const auto copy = RelocatedCopy(instruction, *slot);
   if (!copy) {
     pages_.GiveBack(*slot);
     return Planted::kNotRelocatable;
   }
-  if (!text.Write(*slot, copy->data(), copy->size()) || !text.Write(instruction.address, &kInt3, 1)) {
+  if (!text.Write(*slot, copy->data(), copy->size())) {
     pages_.GiveBack(*slot);
     return Planted::kWriteFailed;
   }
+  copies_[*slot] = {instruction.address, instruction.bytes.size()};
+  if (!text.Write(instruction.address, &kInt3, 1)) return Planted::kWriteFailed;  // the copy stays known
   planted_.emplace(instruction.address, Breakpoint{.address = instruction.address,
                                                    .out_of_line = *slot,
                                                    .original = instruction.bytes.front(),
@@ -122,9 +134,21 @@ bool BreakpointTable::Remove(uint64_t address, ProcessText& text) {
   const auto found = planted_.find(address);
   if (found == planted_.end()) return false;
   if (!text.Write(address, &found->second.original, 1)) return false;
-  pages_.GiveBack(found->second.out_of_line);
   planted_.erase(found);
   return true;
+}
+
+uint64_t BreakpointTable::ProgramAddress(uint64_t rip) const {
+  auto copy = copies_.upper_bound(rip);
+  if (copy != copies_.begin()) {
+    --copy;
+    const auto [address, length] = copy->second;
+    // In the copy: the instruction itself; at or in the jump after it: the instruction's end.
+    if (rip >= copy->first && rip < copy->first + length) return address + (rip - copy->first);
+    if (rip >= copy->first + length && rip < copy->first + length + kJumpLength) return address + length;
+  }
+  if (rip > 0 && planted_.contains(rip - 1)) return rip - 1;
+  return rip;
 }
 
 const Breakpoint* BreakpointTable::AtTrap(uint64_t rip_after_trap) const {

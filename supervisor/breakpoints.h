@@ -4,7 +4,9 @@
 // a copy of it, followed by a jump back, in a page the process maps near its code — so letting
 // the thread go costs writing rip alone, and the int3 never leaves the text while another thread
 // could reach it. Measured against the alternatives (restore, single-step, plant again: 4.2× a
-// seccomp stop; emulating the instruction in the supervisor: 1.8×; out of line: 1.3×):
+// seccomp stop; emulating the instruction in the supervisor: 1.8×; out of line, the registers
+// read and written: 1.6×, which is the floor of a point that must name the address its
+// instruction touches through a register):
 // bench/breakpoint_round_trip.cc, `bench/run_benchmarks.py --only breakpoints`.
 //
 // This file is the bookkeeping and the relocation, with the process's memory behind an
@@ -73,19 +75,24 @@ class ProcessMemoryText final : public ProcessText {
 
 // The pages a process mapped for out-of-line copies, sliced into slots. A copy must lie within a
 // rel32 of the instruction it stands for, so a page serves the code around it: the supervisor
-// maps one near each region of code (HintNear) when TakeSlot finds none.
+// maps one near each region of code (at a Candidate) when TakeSlot finds none. A slot whose copy
+// was ever live is never handed out again in that address space: a thread may be stopped inside
+// it (a signal, a watchpoint after the copied instruction) long after its breakpoint is gone.
 class OutOfLinePages {
  public:
   // The supervisor mapped [address, address + size) in the process, readable and executable.
   void Add(uint64_t address, size_t size);
-  // A free slot whose copy can reach `near` and be reached from it, taken; nullopt: map a page
-  // near `near` first.
-  std::optional<uint64_t> TakeSlot(uint64_t near);
-  // A slot given back (its breakpoint removed); the copy in it is never run again.
+  // A free slot within reach of `near` and of `also_near` (a rip-relative operand the copy must
+  // still name), taken; nullopt: map a page near `near` first.
+  std::optional<uint64_t> TakeSlot(uint64_t near, std::optional<uint64_t> also_near = std::nullopt);
+  // A slot taken but never written (its breakpoint could not be planted): free again.
   void GiveBack(uint64_t slot);
-  // The `attempt`th place (0, 1, …) to map a new page for code at `near` (with
+  // The `attempt`th place (0 to kCandidates - 1) to map a new page for code at `near` (with
   // MAP_FIXED_NOREPLACE, trying the next when it is taken): 1 MiB steps below the code's page,
-  // then above it, all within reach. nullopt when the attempts are spent.
+  // then above it, within reach and never below kLowestPage. nullopt for an attempt with no place
+  // (below the floor, past the top): go on to the next.
+  static constexpr int kCandidates = 128;
+  static constexpr uint64_t kLowestPage = 0x10000;  // mmap_min_addr's usual value: NULL + a little stays unmapped
   static std::optional<uint64_t> Candidate(uint64_t near, int attempt);
   // How large a page to ask for.
   static constexpr size_t kPageSize = 4096;
@@ -121,8 +128,8 @@ class BreakpointTable {
   // Copies the instruction to a slot, then writes the int3 over its first byte: in this order, so
   // a thread that reaches the int3 always has its copy.
   Planted Plant(const PatchableInstruction& instruction, ProcessText& text);
-  // Puts the original byte back and frees the slot. False when no breakpoint is at `address`, or
-  // the write failed.
+  // Puts the original byte back. The slot is not reused (see OutOfLinePages). False when no
+  // breakpoint is at `address`, or the write failed.
   bool Remove(uint64_t address, ProcessText& text);
 
   // The breakpoint a SIGTRAP stopped at: its int3 is the byte before `rip_after_trap`. nullptr
@@ -130,6 +137,12 @@ class BreakpointTable {
   const Breakpoint* AtTrap(uint64_t rip_after_trap) const;
   // Where the thread stopped at `breakpoint` goes on: rip for running the instruction.
   static uint64_t ResumeAt(const Breakpoint& breakpoint) { return breakpoint.out_of_line; }
+  // The program's own address for `rip`, wherever a stop left it: in a copy (the instruction, or
+  // the jump after it: the instruction's end), just after a planted int3 (the instruction), or
+  // elsewhere (itself). What a backtrace, a report, a delivered signal and a parked thread must
+  // see, so that no program ever runs or names a supervisor's slot. Copies of removed
+  // breakpoints are still known.
+  uint64_t ProgramAddress(uint64_t rip) const;
 
   OutOfLinePages& Pages() { return pages_; }
   size_t Size() const { return planted_.size(); }
@@ -138,6 +151,8 @@ class BreakpointTable {
 
  private:
   std::map<uint64_t, Breakpoint> planted_;
+  // Every copy written, live or removed, by slot: slot → (instruction address, length).
+  std::map<uint64_t, std::pair<uint64_t, size_t>> copies_;
   OutOfLinePages pages_;
 };
 

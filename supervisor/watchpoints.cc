@@ -3,6 +3,8 @@
 // SDM vol. 3, 18.2.4).
 #include "supervisor/watchpoints.h"
 
+#include <cstdint>
+
 #include "supervisor/ptrace/ptrace.h"
 
 namespace chess::supervisor {
@@ -29,7 +31,7 @@ bool Watch::Valid() const {
 }
 
 std::vector<Watch> AlignedCover(uint64_t address, size_t size, Watch::Trigger trigger) {
-  if (size == 0 || size > 16) return {};
+  if (size == 0 || size > 16 || address > UINT64_MAX - (size - 1)) return {};
   const uint64_t last = address + size - 1;
   for (uint8_t length : {1, 2, 4, 8}) {
     if (address / length == last / length) {
@@ -37,8 +39,9 @@ std::vector<Watch> AlignedCover(uint64_t address, size_t size, Watch::Trigger tr
     }
   }
   std::vector<Watch> words;
-  for (uint64_t word = address - address % kAlignedWord; word <= last; word += kAlignedWord) {
-    words.push_back(Watch{.address = word, .length = kAlignedWord, .trigger = trigger});
+  const uint64_t first = address / kAlignedWord, end = last / kAlignedWord;  // counted, not summed: no wrap
+  for (uint64_t word = first; word <= end; ++word) {
+    words.push_back(Watch{.address = word * kAlignedWord, .length = kAlignedWord, .trigger = trigger});
   }
   return words;
 }
@@ -59,33 +62,38 @@ std::bitset<kWatchSlots> FiredSlots(uint64_t debug_status) { return {debug_statu
 
 std::optional<int> ThreadWatchpoints::Arm(const Watch& watch) {
   if (!watch.Valid()) return std::nullopt;
-  for (int slot = 0; slot < kWatchSlots; ++slot) {
-    if (slots_[static_cast<size_t>(slot)] == watch) return slot;
+  for (size_t slot = 0; slot < kWatchSlots; ++slot) {
+    if (slots_[slot] != watch) continue;
+    ++users_[slot];
+    return static_cast<int>(slot);
   }
-  for (int slot = 0; slot < kWatchSlots; ++slot) {
-    auto& free = slots_[static_cast<size_t>(slot)];
-    if (free) continue;
-    free = watch;
+  for (size_t slot = 0; slot < kWatchSlots; ++slot) {
+    if (slots_[slot]) continue;
+    slots_[slot] = watch;
+    users_[slot] = 1;
     changed_ = true;
-    return slot;
+    return static_cast<int>(slot);
   }
   return std::nullopt;
 }
 
 bool ThreadWatchpoints::Disarm(const Watch& watch) {
-  for (auto& slot : slots_) {
-    if (slot != watch) continue;
-    slot.reset();
-    changed_ = true;
+  for (size_t slot = 0; slot < kWatchSlots; ++slot) {
+    if (slots_[slot] != watch) continue;
+    if (--users_[slot] == 0) {
+      slots_[slot].reset();
+      changed_ = true;
+    }
     return true;
   }
   return false;
 }
 
 void ThreadWatchpoints::DisarmAll() {
-  for (auto& slot : slots_) {
-    if (slot) changed_ = true;
-    slot.reset();
+  for (size_t slot = 0; slot < kWatchSlots; ++slot) {
+    if (slots_[slot]) changed_ = true;
+    slots_[slot].reset();
+    users_[slot] = 0;
   }
 }
 

@@ -41,7 +41,7 @@ struct Watch {
 // bytes: a 16-byte SSE access needs two or three): one watch of the smallest length whose
 // aligned span holds all the bytes, else one 8-byte watch per aligned word they touch. They may
 // watch a few neighbouring bytes too; a hit there is told apart by the hit access's own address.
-// Empty when size is 0 or above 16.
+// Empty when size is 0 or above 16, or when the bytes run past the top of the address space.
 std::vector<Watch> AlignedCover(uint64_t address, size_t size, Watch::Trigger trigger);
 
 // DR7 for the slots given (the local enable bit and R/W and LEN fields of each slot in use).
@@ -51,13 +51,28 @@ uint64_t DebugControl(const std::array<std::optional<Watch>, kWatchSlots>& slots
 std::bitset<kWatchSlots> FiredSlots(uint64_t debug_status);
 
 // One thread's four slots, kept as the supervisor wants them, and written to the thread's debug
-// registers when they changed.
+// registers when they differ from what was written there. A copy (for a new thread, which the
+// kernel gives no debug registers) and an exec (which clears them) leave the kernel's registers
+// empty: both must be stored again.
 class ThreadWatchpoints {
  public:
-  // The slot `watch` went to, or nullopt when all four are taken (or the watch is invalid).
+  ThreadWatchpoints() = default;
+  ThreadWatchpoints(const ThreadWatchpoints& other) : slots_(other.slots_), users_(other.users_), changed_(true) {}
+  ThreadWatchpoints& operator=(const ThreadWatchpoints& other) {
+    slots_ = other.slots_;
+    users_ = other.users_;
+    changed_ = true;
+    return *this;
+  }
+
+  // The slot `watch` went to, or nullopt when all four are taken (or the watch is invalid). A
+  // watch armed twice shares its slot, and is disarmed when both have disarmed it.
   std::optional<int> Arm(const Watch& watch);
-  // Frees the slot watching `watch`'s bytes. False when none does.
+  // One user of the slot watching `watch`'s bytes lets go; the slot is freed with the last. False
+  // when none watches them.
   bool Disarm(const Watch& watch);
+  // The thread exec'd: the kernel cleared its debug registers.
+  void Cleared() { changed_ = true; }
   void DisarmAll();
   const std::optional<Watch>& Slot(int slot) const { return slots_[static_cast<size_t>(slot)]; }
   // The watch of a slot DR6 names.
@@ -72,6 +87,7 @@ class ThreadWatchpoints {
 
  private:
   std::array<std::optional<Watch>, kWatchSlots> slots_{};
+  std::array<int, kWatchSlots> users_{};
   bool changed_ = false;
 };
 

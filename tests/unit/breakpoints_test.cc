@@ -42,6 +42,18 @@ PatchableInstruction RipRelativeXadd(uint64_t address, int32_t displacement) {
   return instruction;
 }
 
+// The process's memory as a map of written bytes; a write can be refused.
+class FakeText final : public ProcessText {
+ public:
+  bool Write(uint64_t address, const void* bytes, size_t size) override {
+    if (refuse) return false;
+    for (size_t i = 0; i < size; ++i) memory[address + i] = static_cast<const uint8_t*>(bytes)[i];
+    return true;
+  }
+  std::map<uint64_t, uint8_t> memory;
+  bool refuse = false;
+};
+
 TEST(RelocatedCopy, MovesTheDisplacementAndJumpsBack) {
   const uint64_t code = 0x555555554000, slot = 0x555545554000;
   const auto copy = RelocatedCopy(RipRelativeXadd(code, 0x100), slot);
@@ -113,21 +125,50 @@ TEST(OutOfLinePages, CandidatesWalkAwayFromTheCodeAndStayInReach) {
   }
   EXPECT_GT(attempt, 2);
   EXPECT_FALSE(OutOfLinePages::Candidate(code, -1));
-  // Near address zero there is nothing below.
+  // Near address zero there is nothing below the floor, and the places above are still offered.
   EXPECT_FALSE(OutOfLinePages::Candidate(0x1000, 0));
+  int offered = 0;
+  for (int i = 0; i < OutOfLinePages::kCandidates; ++i) {
+    if (auto place = OutOfLinePages::Candidate(0x401000, i)) {
+      EXPECT_GE(*place, OutOfLinePages::kLowestPage);
+      ++offered;
+    }
+  }
+  EXPECT_GT(offered, OutOfLinePages::kCandidates / 2);
+  EXPECT_FALSE(OutOfLinePages::Candidate(0x401000, OutOfLinePages::kCandidates));
 }
 
-// The process's memory as a map of written bytes; a write can be refused.
-class FakeText final : public ProcessText {
- public:
-  bool Write(uint64_t address, const void* bytes, size_t size) override {
-    if (refuse) return false;
-    for (size_t i = 0; i < size; ++i) memory[address + i] = static_cast<const uint8_t*>(bytes)[i];
-    return true;
-  }
-  std::map<uint64_t, uint8_t> memory;
-  bool refuse = false;
-};
+TEST(BreakpointTable, AnOperandOutOfThePagesReachAsksForANearerPage) {
+  BreakpointTable table;
+  FakeText text;
+  const uint64_t code = uint64_t{8} << 30;
+  table.Pages().Add(code - (uint64_t{1} << 30), OutOfLinePages::kPageSize);  // reaches the code only
+  // The operand 1.625 GiB above the code: the page 1 GiB below cannot name it.
+  const auto xadd = RipRelativeXadd(code, 0x68000000);
+  EXPECT_EQ(table.Plant(xadd, text), BreakpointTable::Planted::kNeedsPage);
+  table.Pages().Add(code - (uint64_t{1} << 20), OutOfLinePages::kPageSize);
+  EXPECT_EQ(table.Plant(xadd, text), BreakpointTable::Planted::kPlanted);
+  EXPECT_EQ(table.AtTrap(code + 1)->out_of_line, code - (uint64_t{1} << 20));
+}
+
+TEST(BreakpointTable, EveryStopMapsBackToTheProgramsAddressAndNoSlotIsReused) {
+  BreakpointTable table;
+  FakeText text;
+  table.Pages().Add(0x300000, OutOfLinePages::kPageSize);
+  ASSERT_EQ(table.Plant(RipRelativeXadd(0x401000, 0x10), text), BreakpointTable::Planted::kPlanted);
+  EXPECT_EQ(table.ProgramAddress(0x401001), 0x401000u);       // just after the int3
+  EXPECT_EQ(table.ProgramAddress(0x300000), 0x401000u);       // at the copy
+  EXPECT_EQ(table.ProgramAddress(0x300000 + 9), 0x401009u);   // after it, at the jump back
+  EXPECT_EQ(table.ProgramAddress(0x300000 + 12), 0x401009u);  // inside the jump
+  EXPECT_EQ(table.ProgramAddress(0x300000 + 14), 0x300000u + 14);  // past it: not a copy
+  EXPECT_EQ(table.ProgramAddress(0x402000), 0x402000u);
+  ASSERT_TRUE(table.Remove(0x401000, text));
+  // A thread may still be stopped in the removed breakpoint's copy: it maps back, and the slot
+  // goes to no other instruction.
+  EXPECT_EQ(table.ProgramAddress(0x300000 + 9), 0x401009u);
+  ASSERT_EQ(table.Plant(RipRelativeXadd(0x401100, 0x10), text), BreakpointTable::Planted::kPlanted);
+  EXPECT_EQ(table.AtTrap(0x401101)->out_of_line, 0x300000u + kOutOfLineSlot);
+}
 
 TEST(BreakpointTable, PlantsTheCopyThenTheInt3AndFindsItAtTheTrap) {
   BreakpointTable table;

@@ -147,6 +147,21 @@ TEST(RaceDetector, OverlappingBytesRaceAndNeighboursDoNot) {
   EXPECT_EQ(detector.Accessed(Read(kMain, 0x1000, 0x401300, 8)).size(), 2u);
 }
 
+TEST(RaceDetector, TheSameAddressInTwoAddressSpacesIsTwoVariables) {
+  RaceDetector detector;
+  detector.ThreadCreated(kMain, kFirst);  // a fork: the child has its own copy of 0x1000
+  MemoryAccess parent = Write(kMain, 0x1000, 0x401000);
+  parent.space = 100;
+  MemoryAccess child = Write(kFirst, 0x1000, 0x401000);
+  child.space = 101;
+  detector.Accessed(parent);
+  EXPECT_TRUE(detector.Accessed(child).empty());
+  // A shared mapping: one space for both, so they race.
+  parent.space = child.space = 7;
+  detector.Accessed(parent);
+  EXPECT_EQ(detector.Accessed(child).size(), 1u);
+}
+
 TEST(RaceDetector, AThreadsOwnAccessesNeverRace) {
   RaceDetector detector = TwoThreads();
   detector.Accessed(Write(kFirst, 0x1000, 0x401000));

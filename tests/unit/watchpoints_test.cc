@@ -40,6 +40,9 @@ TEST(AlignedCover, AWordEachWhenTheBytesCrossAWord) {
   for (const Watch& watch : AlignedCover(0x1007, 16, Trigger::kReadWrite)) EXPECT_TRUE(watch.Valid());
   EXPECT_TRUE(AlignedCover(0x1000, 0, Trigger::kWrite).empty());
   EXPECT_TRUE(AlignedCover(0x1000, 17, Trigger::kWrite).empty());
+  // At the top of the address space: the last word, and nothing for bytes past the top.
+  EXPECT_EQ(AlignedCover(0xfffffffffffffff0, 16, Trigger::kWrite).size(), 2u);
+  EXPECT_TRUE(AlignedCover(0xfffffffffffffffc, 8, Trigger::kWrite).empty());
 }
 
 TEST(DebugControl, EncodesEachSlotsEnableTriggerAndLength) {
@@ -63,6 +66,11 @@ TEST(ThreadWatchpoints, FourSlotsAndTheOnesThatFired) {
   }
   EXPECT_EQ(watchpoints.Arm(Watch{.address = 0x1010}), 2);  // already watched: the same slot
   EXPECT_FALSE(watchpoints.Arm(Watch{.address = 0x2000}));
+  EXPECT_TRUE(watchpoints.Disarm(Watch{.address = 0x1010}));  // one of its two users
+  EXPECT_EQ(watchpoints.Free(), 0);
+  EXPECT_TRUE(watchpoints.Disarm(Watch{.address = 0x1010}));
+  EXPECT_EQ(watchpoints.Free(), 1);
+  EXPECT_EQ(watchpoints.Arm(Watch{.address = 0x1010}), 2);
   EXPECT_EQ(watchpoints.Free(), 0);
   const auto fired = watchpoints.Fired(0b1010);
   ASSERT_EQ(fired.size(), 2u);

@@ -7,7 +7,9 @@
 //
 // Goroutines that share one OS thread cannot be interleaved from outside the process: chess-trace
 // schedules threads, and Go's own scheduler decides which goroutine a thread runs. The program
-// therefore asks for two Ps (runtime.GOMAXPROCS(2)), so its goroutines can run on two threads.
+// therefore asks for two Ps (runtime.GOMAXPROCS(2)), so its goroutines can run on two threads;
+// whether they do in a serialized run is Go's scheduler's choice (one thread may run both back to
+// back), so the preemptions the search needs may include switches inside the runtime.
 //
 // Fixed twin: go_atomic_counter_fixed.go (one atomic.AddInt64).
 package main
