@@ -17,14 +17,14 @@ bool ParkedInEmulatedWait(const Thread& thread) {
 
 }  // namespace
 
-void SignalScan::SignalSent(pid_t pid, bool thread) {
+void SignalScan::SignalSent(pid_t pid, bool thread, const Process& sender) {
   if (pid == 0) {
     all_noted_ = true;
     return;
   }
   if (thread) {
-    if (Thread* target = threads_.FindByProgramTid(pid)) noted_.insert(target->process->tgid);
-  } else if (Process* target = threads_.FindByProgramPid(pid)) {
+    if (Thread* target = threads_.FindByProgramTid(pid, &sender)) noted_.insert(target->process->tgid);
+  } else if (Process* target = threads_.FindByProgramPid(pid, &sender)) {
     noted_.insert(target->tgid);
   } else {
     all_noted_ = true;

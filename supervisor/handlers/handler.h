@@ -164,15 +164,16 @@ class HandlerServices {
   // execution's result (a failure after it is `unsupported`) and said once as a notice.
   virtual void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) = 0;
   // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
-  // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
-  virtual void SignalSent(pid_t pid, bool thread) = 0;
-  // Whether a SIGCONT or SIGKILL for `pid` (the program's; 0 or less: any) would change a
-  // process of the tree at once, without any thread of it being picked: a stopped process
-  // continues, a killed one dies. Those changes are then waited for (SettleSignalled).
-  virtual bool SignalActsAtOnce(pid_t pid, bool thread, int signal) = 0;
+  // task), as `sender` names it (its pid namespace's numbers): a thread parked in an emulated
+  // wait must leave it so the kernel can deliver it.
+  virtual void SignalSent(pid_t pid, bool thread, const Process& sender) = 0;
+  // Whether a SIGCONT or SIGKILL of `sender` for `pid` (as it names it; 0 or less: any) would
+  // change a process of the tree at once, without any thread of it being picked: a stopped
+  // process continues, a killed one dies. Those changes are then waited for (SettleSignalled).
+  virtual bool SignalActsAtOnce(pid_t pid, bool thread, int signal, const Process& sender) = 0;
   // The kernel has sent such a signal: its effects are collected now, before anyone else runs,
   // so that whether a parent's wait sees them never depends on when the kernel reports them.
-  virtual void SettleSignalled(pid_t pid, bool thread, int signal) = 0;
+  virtual void SettleSignalled(pid_t pid, bool thread, int signal, const Process& sender) = 0;
   // The thread's descriptors, looked at without touching them.
   virtual FdProbe& Fds() = 0;
   // Whether chess-trace sees the program's SysV IPC objects (it could enter their namespace).
