@@ -49,9 +49,7 @@ const char* ParkedAtName(ParkedCall::At at) {
 
 std::optional<SignalWait> Wait::Signals() const {
   if (const auto* signals = std::get_if<SignalWait>(&on)) return *signals;
-  if (const IoWait* io = Io(); io != nullptr && (io->signal_mask || io->signalfd_signals != 0)) {
-    return SignalWait{io->signal_mask, io->signalfd_signals};
-  }
+  if (const IoWait* io = Io(); io != nullptr && io->signal_mask) return SignalWait{io->signal_mask, 0};
   return std::nullopt;
 }
 

@@ -125,11 +125,9 @@ struct IoWait {
   // those are copied afresh each time.
   std::vector<FdCopy> held{};
   // ppoll, pselect6, epoll_pwait: blocked during the call instead of the thread's mask (which
-  // signals end the wait, as for a SignalWait).
+  // signals end the wait, as for a SignalWait). The signals its signalfds watch are not kept
+  // here: they are read when looked for (SignalfdSignals, handlers/pending_signals.h).
   std::optional<uint64_t> signal_mask{};
-  // The signals the signalfds among its descriptors report: one pending makes it ready, as for
-  // sigtimedwait's set (the supervisor's poll of a signalfd would look at its own signals).
-  uint64_t signalfd_signals = 0;
 };
 
 // The other things a thread waits for. Each kind says who ends the wait; a wake, a deadline or
