@@ -24,8 +24,10 @@ bool AllStopped(const ThreadTable& threads, const Process& process) {
 
 }  // namespace
 
-bool Supervisor::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
-  for (Process* process : threads_.SignalTargets(pid, thread, running_ != nullptr ? running_->process : nullptr)) {
+bool Supervisor::SignalActsAtOnce(pid_t pid, bool thread, int signal, const Process& sender) {
+  // Asked at the call's deferred operation, before its thread runs again: `pid` is looked up as
+  // the sender names it, not as whoever ran last would.
+  for (Process* process : threads_.SignalTargets(pid, thread, &sender)) {
     if (running_ != nullptr && process == running_->process) continue;  // its own: it dies, or goes on
     for (const auto& [id, t] : threads_.Live()) {
       if (t->process != process) continue;
@@ -35,8 +37,8 @@ bool Supervisor::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
   return false;
 }
 
-void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal) {
-  for (Process* process : threads_.SignalTargets(pid, thread, running_ != nullptr ? running_->process : nullptr)) {
+void Supervisor::SettleSignalled(pid_t pid, bool thread, int signal, const Process& sender) {
+  for (Process* process : threads_.SignalTargets(pid, thread, &sender)) {
     if (running_ != nullptr && process == running_->process) continue;
     if (signal == SIGKILL) {
       CollectDyingProcess(*process);

@@ -11,8 +11,11 @@
 // Whether a sleeper woke must not depend on when the kernel reports it. A wake-up is made by a
 // call of the thread that ran, and is complete when that call returns; so before every decision
 // each sleeper is settled: asleep ('S' or 'D' in /proc/TID/stat), or its next stop is waited for.
+// The sleepers are the thread table's KernelSleepers, kept as threads enter and leave the sleep
+// (ThreadTable::MoveParkedCall) and die: a decision with none asleep costs nothing here.
 #include <time.h>
 
+#include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {
@@ -23,10 +26,6 @@ namespace {
 constexpr MonoNanos kSettleNanos = 100'000'000;
 constexpr timespec kSettlePause{0, 20'000};
 
-bool InKernelSleep(const Thread& thread) {
-  return thread.parked.at == ParkedCall::At::kReentering || thread.parked.at == ParkedCall::At::kAsleepInside;
-}
-
 }  // namespace
 
 bool Supervisor::SleepInKernel(Thread& thread) {
@@ -34,18 +33,18 @@ bool Supervisor::SleepInKernel(Thread& thread) {
   // again: those calls restart when their thread is picked again, as they would have.
   if (options_.observer != nullptr || !thread.filters.Empty()) return false;
   if (!ptrace::ResumeToSyscallExit(thread.tid)) return false;  // its entry stop comes first
-  thread.parked.at = ParkedCall::At::kReentering;
+  threads_.MoveParkedCall(thread, ParkedCall::At::kReentering);
   thread.state = ThreadState::kBlocked;
   thread.wait = Wait{KernelSleep{}};
   return true;
 }
 
 bool Supervisor::OnKernelSleepStop(Thread& thread, const ptrace::WaitEvent& event) {
-  if (!InKernelSleep(thread)) return false;
-  ParkedCall& parked = thread.parked;
+  if (!thread.parked.InKernelSleep()) return false;
+  const ParkedCall& parked = thread.parked;
   if (event.kind == ptrace::StopKind::kSyscallTrap && parked.at == ParkedCall::At::kReentering) {
     // Its entry stop: into the call, to sleep until the kernel wakes it.
-    parked.at = ParkedCall::At::kAsleepInside;
+    threads_.MoveParkedCall(thread, ParkedCall::At::kAsleepInside);
     ptrace::ResumeToSyscallExit(thread.tid);
     return true;
   }
@@ -58,28 +57,30 @@ bool Supervisor::OnKernelSleepStop(Thread& thread, const ptrace::WaitEvent& even
   if (event.kind == ptrace::StopKind::kSyscallTrap) {
     // Its exit stop: the kernel woke it (or a signal did). It goes on from the call's exit.
     if (!ptrace::GetRegisters(thread.tid, thread.regs)) return true;  // killed meanwhile: death follows
-    parked.at = ParkedCall::At::kExit;
+    threads_.MoveParkedCall(thread, ParkedCall::At::kExit);
     thread.state = ThreadState::kReady;
     last_progress_ = clocks_.WallNow();
     return true;
   }
   // A signal, a group stop, its exit or death ended the sleep: it is stopped outside the call,
   // and the event's own handler takes it from here.
-  parked.at = ParkedCall::At::kNone;
+  threads_.MoveParkedCall(thread, ParkedCall::At::kNone);
   thread.state = ThreadState::kReady;
   return false;
 }
 
 void Supervisor::SettleKernelSleeps() {
-  std::vector<pid_t> sleepers;  // allocates only when there are any
-  for (const auto& [id, thread] : threads_.Live()) {
-    if (InKernelSleep(*thread)) sleepers.push_back(thread->tid);
+  if (threads_.KernelSleepers().empty()) return;
+  std::vector<pid_t> sleepers;  // settling one handles events, which may change the set
+  for (const auto& [id, thread] : threads_.KernelSleepers()) {
+    CHESS_CHECK(thread->Alive() && thread->parked.InKernelSleep(), "a kernel sleeper that is not asleep in the kernel");
+    sleepers.push_back(thread->tid);
   }
   for (const pid_t tid : sleepers) {
     const MonoNanos until = clocks_.WallNow() + kSettleNanos;
     for (;;) {
       const Thread* thread = threads_.Find(tid);
-      if (thread == nullptr || !thread->Alive() || !InKernelSleep(*thread)) break;
+      if (thread == nullptr || !thread->Alive() || !thread->parked.InKernelSleep()) break;
       if (auto event = ptrace::PollFor(tid)) {
         HandleEvent(*event);
         continue;

@@ -17,14 +17,14 @@ bool ParkedInEmulatedWait(const Thread& thread) {
 
 }  // namespace
 
-void SignalScan::SignalSent(pid_t pid, bool thread) {
+void SignalScan::SignalSent(pid_t pid, bool thread, const Process& sender) {
   if (pid == 0) {
     all_noted_ = true;
     return;
   }
   if (thread) {
-    if (Thread* target = threads_.FindByProgramTid(pid)) noted_.insert(target->process->tgid);
-  } else if (Process* target = threads_.FindByProgramPid(pid)) {
+    if (Thread* target = threads_.FindByProgramTid(pid, &sender)) noted_.insert(target->process->tgid);
+  } else if (Process* target = threads_.FindByProgramPid(pid, &sender)) {
     noted_.insert(target->tgid);
   } else {
     all_noted_ = true;
@@ -45,7 +45,16 @@ const std::vector<SignalScan::Taker>& SignalScan::FindTakers(MonoNanos now, bool
     if (!ParkedInEmulatedWait(*thread) || (!look_at_all && !noted_.count(tgid))) continue;
     auto masks = ReadSignalMasks(thread->tid);
     if (!masks) continue;
-    const std::optional<SignalWait> signals = thread->wait ? thread->wait->Signals() : std::nullopt;
+    std::optional<SignalWait> signals = thread->wait ? thread->wait->Signals() : std::nullopt;
+    // A poll of signalfds ends when a signal they watch is pending, blocked or not. Which those
+    // are is read now, and only when a signal is pending at all (SignalfdSignals).
+    const IoWait* io = thread->wait ? thread->wait->Io() : nullptr;
+    if (io != nullptr && (masks->thread_pending | masks->process_pending) != 0) {
+      if (const uint64_t watched = SignalfdSignals(tgid, *io)) {
+        if (!signals) signals = SignalWait{};
+        signals->awaited |= watched;
+      }
+    }
     const SignalWait* wait = signals ? &*signals : nullptr;
     const bool process_signal_free =
         std::find(process_signal_taken_.begin(), process_signal_taken_.end(), tgid) == process_signal_taken_.end();

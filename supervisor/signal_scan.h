@@ -31,9 +31,10 @@ class SignalScan {
 
   explicit SignalScan(ThreadTable& threads) : threads_(threads) {}
 
-  // A signal-sending syscall was made for `pid`, as the program names it (a thread's id when
-  // `thread`; 0, a group or a pid outside the tree: every process is looked at).
-  void SignalSent(pid_t pid, bool thread);
+  // A signal-sending syscall of `sender` was made for `pid`, as the sender names it — in its
+  // own pid namespace (a thread's id when `thread`; 0, a group or a pid outside the tree: every
+  // process is looked at).
+  void SignalSent(pid_t pid, bool thread, const Process& sender);
   // Process `tgid` (chess-trace's pid) may have a signal pending: a SIGCHLD, a timer's, or one
   // that a wait's own mask lets through.
   void MayHaveSignal(pid_t tgid) { noted_.insert(tgid); }

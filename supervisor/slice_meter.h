@@ -73,10 +73,18 @@ class SliceMeter {
   // — `until`, the virtual time to the earliest deadline — or nullopt: others could run. Alone,
   // its turn is that much CPU time, a slice at most, and when it has used it without reaching a
   // syscall it is interrupted where it is: no one waits for its syscall, only time, which moves
-  // a slice per slice of its CPU time (Supervisor::ComputedSlice), so that the deadline comes
+  // a slice per slice of its CPU time (ComputedSlice), so that the deadline comes
   // after as much computing as natively.
   void AloneUntil(std::optional<int64_t> until) {
     alone_turn_ = until ? std::optional(std::clamp<int64_t>(*until, 0, slice_nanos_)) : std::nullopt;
+  }
+  // The virtual time a slice of CPU that a lone thread computed moves, `now` being the program's
+  // virtual time and `earliest_deadline` the earliest deadline of a sleeper or a timer: a slice,
+  // but never past that deadline — which then comes after as much computing as natively — and
+  // nothing once it is due (the decision fires it). With no deadline, a whole slice.
+  int64_t ComputedSlice(std::optional<MonoNanos> earliest_deadline, MonoNanos now) const {
+    if (!earliest_deadline) return slice_nanos_;
+    return std::clamp<int64_t>(*earliest_deadline - now, 0, slice_nanos_);
   }
   // A look at `cpu`, the CPU time of the running thread's process: whether the slice is used
   // up. CPU time, not wall time, so that a machine busy with other work does not cut slices

@@ -76,16 +76,14 @@ void Supervisor::AdvanceTime(int64_t nanos) {
 }
 
 int64_t Supervisor::ComputedSlice() const {
-  int64_t slice = options_.slice.count();
-  if (clocks_.Virtual() == nullptr) return slice;
+  if (clocks_.Virtual() == nullptr) return options_.slice.count();
   std::optional<MonoNanos> earliest = timers_.Earliest();
   for (const auto& [id, thread] : threads_.Live()) {
     if (thread->state == ThreadState::kBlocked && thread->wait && thread->wait->deadline) {
       earliest = std::min(earliest.value_or(*thread->wait->deadline), *thread->wait->deadline);
     }
   }
-  if (earliest) slice = std::clamp<int64_t>(*earliest - clocks_.ProgramNow(), 0, slice);
-  return slice;
+  return execution_.slice.ComputedSlice(earliest, clocks_.ProgramNow());
 }
 
 ExecutionResult Supervisor::Run(const LaunchSpec& spec) {

@@ -51,8 +51,8 @@ class Supervisor final {
   // The virtual time a turn of computing stands for: a slice, but no further than the earliest
   // deadline, which then comes exactly on time.
   int64_t ComputedSlice() const;
-  bool SignalActsAtOnce(pid_t pid, bool thread, int signal);
-  void SettleSignalled(pid_t pid, bool thread, int signal);
+  bool SignalActsAtOnce(pid_t pid, bool thread, int signal, const Process& sender);
+  void SettleSignalled(pid_t pid, bool thread, int signal, const Process& sender);
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads);
 
   // Signals for parked threads (signals.cc): those the SignalScan finds taking one leave their

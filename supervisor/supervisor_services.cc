@@ -25,14 +25,16 @@ void SupervisorServices::Refuse(const Thread& thread, const std::string& call, i
   Notice("refused " + call + ": " + why + "; the program sees " + std::string(strerrorname_np(error)));
 }
 
-void SupervisorServices::SignalSent(pid_t pid, bool thread) { supervisor_.signal_scan_.SignalSent(pid, thread); }
-
-bool SupervisorServices::SignalActsAtOnce(pid_t pid, bool thread, int signal) {
-  return supervisor_.SignalActsAtOnce(pid, thread, signal);
+void SupervisorServices::SignalSent(pid_t pid, bool thread, const Process& sender) {
+  supervisor_.signal_scan_.SignalSent(pid, thread, sender);
 }
 
-void SupervisorServices::SettleSignalled(pid_t pid, bool thread, int signal) {
-  supervisor_.SettleSignalled(pid, thread, signal);
+bool SupervisorServices::SignalActsAtOnce(pid_t pid, bool thread, int signal, const Process& sender) {
+  return supervisor_.SignalActsAtOnce(pid, thread, signal, sender);
+}
+
+void SupervisorServices::SettleSignalled(pid_t pid, bool thread, int signal, const Process& sender) {
+  supervisor_.SettleSignalled(pid, thread, signal, sender);
 }
 
 FdProbe& SupervisorServices::Fds() { return supervisor_.fd_probe_; }

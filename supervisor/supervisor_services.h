@@ -19,9 +19,9 @@ class SupervisorServices final : public HandlerServices {
   const Clock& Time() override;
   void Notice(const std::string& text) override;
   void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) override;
-  void SignalSent(pid_t pid, bool thread) override;
-  bool SignalActsAtOnce(pid_t pid, bool thread, int signal) override;
-  void SettleSignalled(pid_t pid, bool thread, int signal) override;
+  void SignalSent(pid_t pid, bool thread, const Process& sender) override;
+  bool SignalActsAtOnce(pid_t pid, bool thread, int signal, const Process& sender) override;
+  void SettleSignalled(pid_t pid, bool thread, int signal, const Process& sender) override;
   FdProbe& Fds() override;
   bool IpcVisible() override;
   search::SeededRandom* Random() override;

@@ -49,9 +49,7 @@ const char* ParkedAtName(ParkedCall::At at) {
 
 std::optional<SignalWait> Wait::Signals() const {
   if (const auto* signals = std::get_if<SignalWait>(&on)) return *signals;
-  if (const IoWait* io = Io(); io != nullptr && (io->signal_mask || io->signalfd_signals != 0)) {
-    return SignalWait{io->signal_mask, io->signalfd_signals};
-  }
+  if (const IoWait* io = Io(); io != nullptr && io->signal_mask) return SignalWait{io->signal_mask, 0};
   return std::nullopt;
 }
 
@@ -182,6 +180,7 @@ void ThreadTable::RenameAfterExec(Thread& thread, pid_t leader_tid) {
         other->state != ThreadState::kDead) {
       other->state = ThreadState::kDead;
       live_.erase(other->id.value);
+      kernel_sleepers_.erase(other->id.value);
       if (by_tid_[other->tid] == other.get()) by_tid_.erase(other->tid);
     }
   }
@@ -206,6 +205,16 @@ void ThreadTable::MarkDead(Thread& thread) {
   if (thread.state != ThreadState::kDead) thread.process->dead_threads_cpu_nanos += thread.cpu_nanos;
   thread.state = ThreadState::kDead;
   live_.erase(thread.id.value);
+  kernel_sleepers_.erase(thread.id.value);
+}
+
+void ThreadTable::MoveParkedCall(Thread& thread, ParkedCall::At at) {
+  thread.parked.at = at;
+  if (thread.parked.InKernelSleep() && thread.state != ThreadState::kDead) {
+    kernel_sleepers_[thread.id.value] = &thread;
+  } else {
+    kernel_sleepers_.erase(thread.id.value);
+  }
 }
 
 std::vector<const Process*> ThreadTable::LiveChildren(pid_t parent) const {

@@ -125,11 +125,9 @@ struct IoWait {
   // those are copied afresh each time.
   std::vector<FdCopy> held{};
   // ppoll, pselect6, epoll_pwait: blocked during the call instead of the thread's mask (which
-  // signals end the wait, as for a SignalWait).
+  // signals end the wait, as for a SignalWait). The signals its signalfds watch are not kept
+  // here: they are read when looked for (SignalfdSignals, handlers/pending_signals.h).
   std::optional<uint64_t> signal_mask{};
-  // The signals the signalfds among its descriptors report: one pending makes it ready, as for
-  // sigtimedwait's set (the supervisor's poll of a signalfd would look at its own signals).
-  uint64_t signalfd_signals = 0;
 };
 
 // The other things a thread waits for. Each kind says who ends the wait; a wake, a deadline or
@@ -216,6 +214,8 @@ struct ParkedCall {
   bool AtEntry() const { return at == At::kEntryPutOff || at == At::kEntry || at == At::kOperationPending; }
   // At a stop of the call, its entry or its exit.
   bool AtStop() const { return AtEntry() || at == At::kExit; }
+  // Asleep in the kernel in a call the scheduler accounts for (kernel_sleep.cc), or on its way.
+  bool InKernelSleep() const { return at == At::kReentering || at == At::kAsleepInside; }
   // Nothing to store or to ask for as the thread resumes.
   bool Plain() const { return !result && !registers_dirty && !to_exit; }
 };
@@ -349,9 +349,15 @@ class ThreadTable {
   void Forget(pid_t tid);
   // The thread is gone: it leaves the live set (its record stays for reports).
   void MarkDead(Thread& thread);
+  // Its parked call moves to `at`: the way into and out of a kernel sleep (ParkedCall::
+  // InKernelSleep), which keeps KernelSleepers with it.
+  void MoveParkedCall(Thread& thread, ParkedCall::At at);
 
   // Threads not yet dead, in creation order.
   const std::map<uint32_t, Thread*>& Live() const { return live_; }
+  // Of those, the ones in a kernel sleep, in creation order: every decision settles them, and
+  // looks at nothing when there are none. A thread leaves when its sleep ends or it dies.
+  const std::map<uint32_t, Thread*>& KernelSleepers() const { return kernel_sleepers_; }
   const std::map<uint32_t, std::unique_ptr<Thread>>& All() const { return by_id_; }
   const std::map<pid_t, std::unique_ptr<Process>>& Processes() const { return processes_; }
   // The tree's processes a kill-like call of `sender` for `pid` reaches: `pid` as the program
@@ -373,6 +379,7 @@ class ThreadTable {
   bool translate_ids_ = false;
   bool nested_pid_namespaces_ = false;  // some task is in a pid namespace below the root's
   std::map<uint32_t, Thread*> live_;
+  std::map<uint32_t, Thread*> kernel_sleepers_;
   std::map<pid_t, std::unique_ptr<Process>> processes_;
   uint32_t next_id_ = 0;
   uint64_t address_spaces_ = 0;

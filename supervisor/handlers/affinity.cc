@@ -17,7 +17,8 @@ Disposition AffinityEntry(SyscallContext& ctx) {
   const std::vector<uint8_t>& machine = ctx.services.VisibleAffinity();
   if (machine.empty()) return Disposition::Native();
   const auto pid = static_cast<pid_t>(ctx.Arg(0));
-  Thread* target = pid == 0 ? &ctx.thread : ctx.services.Threads().FindByProgramTid(pid);
+  // `pid` as the caller names it: in its own pid namespace, which the program may have made.
+  Thread* target = pid == 0 ? &ctx.thread : ctx.services.Threads().FindByProgramTid(pid, ctx.thread.process);
   if (target == nullptr) return Disposition::Native();  // outside the tree: the kernel answers
   const uint64_t length = ctx.Arg(1);
   const uint64_t mask_address = ctx.Arg(2);

@@ -74,57 +74,60 @@ struct Disposition {
 // The value comes first: an answer fits in the two registers a function returns it in.
 #define CHESS_DISPOSITION_KIND(name) name = static_cast<uint8_t>(Disposition::Kind::name)
 
-// `execute`, when the scheduler picks a thread parked at its point: the operation returns, goes
-// to the kernel, or turns out to wait — never another point or a yield.
-struct ExecuteAnswer {
-  enum class Kind : uint8_t {
-    CHESS_DISPOSITION_KIND(kComplete),
-    CHESS_DISPOSITION_KIND(kNative),
-    CHESS_DISPOSITION_KIND(kNativeThenExit),
-    CHESS_DISPOSITION_KIND(kBlock),
-  };
+// What the answers of `execute`, `on_exit` and `on_timeout` share: the call returns `value`
+// (kComplete), or the kernel runs it (kNative), with the thread's registers stored first when the
+// handler edited them. Each answer is a type of its own over its own set of kinds — `Answer`, the
+// answer itself — so one hook's answer is never taken for another's.
+template <typename Answer, typename Kinds>
+struct HookAnswer {
+  using Kind = Kinds;
   int64_t value = 0;
   Kind kind = Kind::kNative;
   bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
 
-  static ExecuteAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
-  static ExecuteAnswer Native() { return {.kind = Kind::kNative}; }
-  static ExecuteAnswer NativeWithRegisters() { return {.kind = Kind::kNative, .registers_changed = true}; }
-  static ExecuteAnswer NativeThenExit() { return {.kind = Kind::kNativeThenExit}; }
-  static ExecuteAnswer Block() { return {.kind = Kind::kBlock}; }
+  static Answer Complete(int64_t value) { return Of(Kind::kComplete, value); }
+  static Answer Native() { return Of(Kind::kNative); }
+  static Answer NativeWithRegisters() { return Of(Kind::kNative, 0, true); }
+
+ protected:
+  static Answer Of(Kind kind, int64_t value = 0, bool registers_changed = false) {
+    Answer answer;
+    answer.value = value;
+    answer.kind = kind;
+    answer.registers_changed = registers_changed;
+    return answer;
+  }
+};
+
+// `execute`, when the scheduler picks a thread parked at its point: the operation returns, goes
+// to the kernel, or turns out to wait — never another point or a yield.
+enum class ExecuteKind : uint8_t {
+  CHESS_DISPOSITION_KIND(kComplete),
+  CHESS_DISPOSITION_KIND(kNative),
+  CHESS_DISPOSITION_KIND(kNativeThenExit),
+  CHESS_DISPOSITION_KIND(kBlock),
+};
+struct ExecuteAnswer : HookAnswer<ExecuteAnswer, ExecuteKind> {
+  static ExecuteAnswer NativeThenExit() { return Of(Kind::kNativeThenExit); }
+  static ExecuteAnswer Block() { return Of(Kind::kBlock); }
   operator Disposition() const { return {static_cast<Disposition::Kind>(kind), value, registers_changed}; }
 };
 
 // `on_exit`, at the syscall-exit stop a kNativeThenExit asked for.
-struct ExitAnswer {
-  enum class Kind : uint8_t {
-    kComplete,    // the call returns `value`
-    kNative,      // the call returns what the kernel answered
-    kStayInside,  // the thread stays inside the call, disabled until its wait (recorded) is
-                  // over: its registers were rewound to re-enter the call then
-  };
-  int64_t value = 0;
-  Kind kind = Kind::kNative;
-  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
-
-  static ExitAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
-  static ExitAnswer Native() { return {.kind = Kind::kNative}; }
-  static ExitAnswer NativeWithRegisters() { return {.kind = Kind::kNative, .registers_changed = true}; }
-  static ExitAnswer StayInside() { return {.kind = Kind::kStayInside}; }
+enum class ExitKind : uint8_t {
+  kComplete,    // the call returns `value`
+  kNative,      // the call returns what the kernel answered
+  kStayInside,  // the thread stays inside the call, disabled until its wait (recorded) is
+                // over: its registers were rewound to re-enter the call then
+};
+struct ExitAnswer : HookAnswer<ExitAnswer, ExitKind> {
+  static ExitAnswer StayInside() { return Of(Kind::kStayInside); }
 };
 
 // `on_timeout`, when a blocked thread's deadline passes: the call returns `value`, or the
 // kernel runs it, changed so that it returns at once.
-struct TimeoutAnswer {
-  enum class Kind : uint8_t { kComplete, kNative };
-  int64_t value = 0;
-  Kind kind = Kind::kNative;
-  bool registers_changed = false;  // kNative: the handler edited thread.regs; store them first
-
-  static TimeoutAnswer Complete(int64_t value) { return {.value = value, .kind = Kind::kComplete}; }
-  static TimeoutAnswer Native() { return {.kind = Kind::kNative}; }
-  static TimeoutAnswer NativeWithRegisters() { return {.kind = Kind::kNative, .registers_changed = true}; }
-};
+enum class TimeoutKind : uint8_t { kComplete, kNative };
+struct TimeoutAnswer : HookAnswer<TimeoutAnswer, TimeoutKind> {};
 
 // `on_signal`, when a signal ends a thread's emulated wait at its entry: the call returns
 // `value` (the signal is taken as the thread leaves it), or the kernel runs the call and
@@ -161,15 +164,16 @@ class HandlerServices {
   // execution's result (a failure after it is `unsupported`) and said once as a notice.
   virtual void Refuse(const Thread& thread, const std::string& call, int error, const std::string& why) = 0;
   // A signal may now be pending for `pid` (a process, or with `thread` a single thread; 0: any
-  // task): a thread parked in an emulated wait must leave it so the kernel can deliver it.
-  virtual void SignalSent(pid_t pid, bool thread) = 0;
-  // Whether a SIGCONT or SIGKILL for `pid` (the program's; 0 or less: any) would change a
-  // process of the tree at once, without any thread of it being picked: a stopped process
-  // continues, a killed one dies. Those changes are then waited for (SettleSignalled).
-  virtual bool SignalActsAtOnce(pid_t pid, bool thread, int signal) = 0;
+  // task), as `sender` names it (its pid namespace's numbers): a thread parked in an emulated
+  // wait must leave it so the kernel can deliver it.
+  virtual void SignalSent(pid_t pid, bool thread, const Process& sender) = 0;
+  // Whether a SIGCONT or SIGKILL of `sender` for `pid` (as it names it; 0 or less: any) would
+  // change a process of the tree at once, without any thread of it being picked: a stopped
+  // process continues, a killed one dies. Those changes are then waited for (SettleSignalled).
+  virtual bool SignalActsAtOnce(pid_t pid, bool thread, int signal, const Process& sender) = 0;
   // The kernel has sent such a signal: its effects are collected now, before anyone else runs,
   // so that whether a parent's wait sees them never depends on when the kernel reports them.
-  virtual void SettleSignalled(pid_t pid, bool thread, int signal) = 0;
+  virtual void SettleSignalled(pid_t pid, bool thread, int signal, const Process& sender) = 0;
   // The thread's descriptors, looked at without touching them.
   virtual FdProbe& Fds() = 0;
   // Whether chess-trace sees the program's SysV IPC objects (it could enter their namespace).

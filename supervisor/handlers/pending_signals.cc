@@ -1,5 +1,6 @@
 #include "supervisor/handlers/pending_signals.h"
 
+#include <poll.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -67,6 +68,15 @@ std::optional<uint64_t> SignalfdMask(pid_t tgid, int fd) {
   }
   std::fclose(info);
   return mask;
+}
+
+uint64_t SignalfdSignals(pid_t tgid, const IoWait& wait) {
+  uint64_t watched = 0;
+  for (const FdInterest& interest : wait.fds) {
+    if ((interest.events & POLLIN) == 0) continue;
+    if (auto signals = SignalfdMask(tgid, interest.fd)) watched |= *signals;
+  }
+  return watched;
 }
 
 uint64_t PendingOf(pid_t tid, uint64_t signals) {

@@ -36,6 +36,12 @@ std::optional<SignalMasks> ReadSignalMasks(pid_t tid);
 // a copy polled by the supervisor would look at the supervisor's own.
 std::optional<uint64_t> SignalfdMask(pid_t tgid, int fd);
 
+// The signals the signalfds among the descriptors `wait` polls for input watch now: one pending
+// for the poller makes its poll ready, as sigtimedwait's set would (blocked or not). Read when
+// needed, never kept: another thread's signalfd4 on one of them, or a close or dup2 over one,
+// changes them while the poller waits, and the supervisor traps none of those calls.
+uint64_t SignalfdSignals(pid_t tgid, const IoWait& wait);
+
 // Of `signals`, those pending for thread `tid` (sent to it or to its process), blocked or not.
 uint64_t PendingOf(pid_t tid, uint64_t signals);
 

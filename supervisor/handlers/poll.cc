@@ -143,12 +143,9 @@ Disposition PollEntry(SyscallContext& ctx) {
   bool ready = IoWaitReady(ctx.services.Fds(), ctx.thread.process->tgid, wait);
   if (!ready) {
     // Signalfds report the poller's pending signals, not the supervisor's: looked at here, and
-    // waited for as signals.
-    for (const FdInterest& interest : wait.fds) {
-      if ((interest.events & POLLIN) == 0) continue;
-      if (auto signals = SignalfdMask(ctx.thread.process->tgid, interest.fd)) wait.signalfd_signals |= *signals;
-    }
-    ready = wait.signalfd_signals != 0 && PendingOf(ctx.thread.tid, wait.signalfd_signals) != 0;
+    // while it waits by the SignalScan.
+    const uint64_t watched = SignalfdSignals(ctx.thread.process->tgid, wait);
+    ready = watched != 0 && PendingOf(ctx.thread.tid, watched) != 0;
   }
   return ctx.WaitOnFds(std::move(wait), ready, deadline, 0, first);
 }

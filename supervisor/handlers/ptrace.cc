@@ -67,16 +67,16 @@ Disposition Attach(SyscallContext& ctx, int64_t request, pid_t pid) {
   // PTRACE_ATTACH sends the tracee a SIGSTOP; its signal-delivery-stop is the first the tracer
   // sees. A tracee parked in an emulated wait leaves it to take the signal.
   syscall(SYS_tgkill, tracee->process->tgid, tracee->tid, SIGSTOP);
-  ctx.services.SignalSent(tracee->program_tid, true);
+  ctx.services.SignalSent(pid, true, *ctx.thread.process);
   return Disposition::Complete(0);
 }
 
 Disposition Kill(SyscallContext& ctx, pid_t pid) {
   Thread* tracee = FindTracee(ctx, pid, false);
   if (tracee == nullptr) return Disposition::Complete(-ESRCH);
-  const bool at_once = ctx.services.SignalActsAtOnce(pid, true, SIGKILL);
+  const bool at_once = ctx.services.SignalActsAtOnce(pid, true, SIGKILL, *ctx.thread.process);
   syscall(SYS_tgkill, tracee->process->tgid, tracee->tid, SIGKILL);
-  if (at_once) ctx.services.SettleSignalled(pid, true, SIGKILL);
+  if (at_once) ctx.services.SettleSignalled(pid, true, SIGKILL, *ctx.thread.process);
   return Disposition::Complete(0);
 }
 

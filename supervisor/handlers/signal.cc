@@ -46,7 +46,7 @@ bool ActsAtOnce(int signal) { return signal == SIGCONT || signal == SIGKILL; }
 ExitAnswer SignalExit(SyscallContext& ctx) {
   const std::optional<SignalTarget> target = TargetOf(ctx);
   if (target && ctx.thread.regs.Return() == 0) {
-    ctx.services.SettleSignalled(target->pid, target->thread, target->signal);
+    ctx.services.SettleSignalled(target->pid, target->thread, target->signal, *ctx.thread.process);
   }
   return ExitAnswer::Native();
 }
@@ -54,13 +54,13 @@ ExitAnswer SignalExit(SyscallContext& ctx) {
 ExecuteAnswer SignalExecute(SyscallContext& ctx) {
   const std::optional<SignalTarget> target = TargetOf(ctx);
   if (!target) {
-    ctx.services.SignalSent(0, false);  // a pidfd: the target is not worth resolving
+    ctx.services.SignalSent(0, false, *ctx.thread.process);  // a pidfd: the target is not worth resolving
     return ExecuteAnswer::Native();
   }
   // 0, -1, -pgid: possibly everyone.
-  ctx.services.SignalSent(target->thread || target->pid > 0 ? target->pid : 0, target->thread);
+  ctx.services.SignalSent(target->thread || target->pid > 0 ? target->pid : 0, target->thread, *ctx.thread.process);
   const bool settle = ActsAtOnce(target->signal) &&
-                      ctx.services.SignalActsAtOnce(target->pid, target->thread, target->signal);
+                      ctx.services.SignalActsAtOnce(target->pid, target->thread, target->signal, *ctx.thread.process);
   return settle ? ExecuteAnswer::NativeThenExit() : ExecuteAnswer::Native();
 }
 

@@ -41,13 +41,13 @@ std::optional<int64_t> CpuClock(SyscallContext& ctx, clockid_t clock) {
   if (clock == CLOCK_THREAD_CPUTIME_ID) return ctx.thread.cpu_nanos;
   if (clock == CLOCK_PROCESS_CPUTIME_ID) return ProcessCpu(threads, *ctx.thread.process);
   if (clock >= 0 || (clock & kCpuClockTypeMask) == kClockFd) return std::nullopt;
-  const pid_t pid = ~(clock >> 3);
+  const pid_t pid = ~(clock >> 3);  // as the caller names it, in its own pid namespace
   if (clock & kCpuClockPerThread) {
-    const Thread* thread = pid == 0 ? &ctx.thread : threads.FindByProgramTid(pid);
+    const Thread* thread = pid == 0 ? &ctx.thread : threads.FindByProgramTid(pid, ctx.thread.process);
     if (thread == nullptr) return std::nullopt;
     return thread->cpu_nanos;
   }
-  const Process* process = pid == 0 ? ctx.thread.process : threads.FindByProgramPid(pid);
+  const Process* process = pid == 0 ? ctx.thread.process : threads.FindByProgramPid(pid, ctx.thread.process);
   if (process == nullptr) return std::nullopt;
   return ProcessCpu(threads, *process);
 }

@@ -26,9 +26,9 @@ class FakeServices final : public HandlerServices {
   void Stop(search::Outcome, const std::string&) override {}
   size_t ProcessesAllowed() override { return 1; }
   size_t MaxProcesses() override { return 1; }
-  void SignalSent(pid_t, bool) override {}
-  bool SignalActsAtOnce(pid_t, bool, int) override { return false; }
-  void SettleSignalled(pid_t, bool, int) override {}
+  void SignalSent(pid_t, bool, const Process&) override {}
+  bool SignalActsAtOnce(pid_t, bool, int, const Process&) override { return false; }
+  void SettleSignalled(pid_t, bool, int, const Process&) override {}
   FdProbe& Fds() override { return fds_; }
   bool IoPoints() override { return false; }
   bool IoPointOn(const FdCopy&) override { return false; }

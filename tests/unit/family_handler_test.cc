@@ -72,6 +72,14 @@ static_assert(AnswersNativeWithRegisters<TimeoutAnswer>);
 static_assert(!AnswersBlock<TimeoutAnswer> && !AnswersNativeThenExit<TimeoutAnswer> && !AnswersPoint<TimeoutAnswer>);
 static_assert(AnswersNativeThenExit<SignalAnswer>);
 static_assert(!AnswersBlock<SignalAnswer> && !AnswersNativeWithRegisters<SignalAnswer> && !AnswersPoint<SignalAnswer>);
+// The answers share their fields and factories (HookAnswer), not their identity: one hook's
+// answer is no other's.
+static_assert(!std::is_convertible_v<ExecuteAnswer, ExitAnswer> && !std::is_convertible_v<ExitAnswer, ExecuteAnswer>);
+static_assert(!std::is_convertible_v<ExitAnswer, TimeoutAnswer> && !std::is_convertible_v<TimeoutAnswer, ExitAnswer>);
+static_assert(!std::is_convertible_v<ExecuteAnswer, TimeoutAnswer> && !std::is_convertible_v<TimeoutAnswer, ExecuteAnswer>);
+static_assert(std::is_same_v<decltype(ExitAnswer::Native()), ExitAnswer> &&
+              std::is_same_v<decltype(ExecuteAnswer::Complete(0)), ExecuteAnswer> &&
+              std::is_same_v<decltype(TimeoutAnswer::NativeWithRegisters()), TimeoutAnswer>);
 // Answered at every stop: plain values that come back in two registers.
 static_assert(std::is_trivially_copyable_v<ExecuteAnswer> && sizeof(ExecuteAnswer) <= 16);
 static_assert(std::is_trivially_copyable_v<ExitAnswer> && sizeof(ExitAnswer) <= 16);
@@ -95,6 +103,21 @@ TEST(Answers, ThoseOfExecuteAndOnSignalAreTheSameAnswersAtEntry) {
   ExpectSame(SignalAnswer::Complete(-EINTR), Disposition::Complete(-EINTR));
   ExpectSame(SignalAnswer::Native(), Disposition::Native());
   ExpectSame(SignalAnswer::NativeThenExit(), Disposition::NativeThenExit());
+}
+
+// The factories HookAnswer gives each answer fill that answer's own kinds.
+TEST(Answers, TheSharedFactoriesMakeEachHooksOwnKinds) {
+  EXPECT_EQ(ExitAnswer::Complete(-EINTR).kind, ExitKind::kComplete);
+  EXPECT_EQ(ExitAnswer::Complete(-EINTR).value, -EINTR);
+  EXPECT_EQ(ExitAnswer::Native().kind, ExitKind::kNative);
+  EXPECT_FALSE(ExitAnswer::Native().registers_changed);
+  EXPECT_TRUE(ExitAnswer::NativeWithRegisters().registers_changed);
+  EXPECT_EQ(ExitAnswer::StayInside().kind, ExitKind::kStayInside);
+  EXPECT_EQ(TimeoutAnswer::Complete(-ETIMEDOUT).kind, TimeoutKind::kComplete);
+  EXPECT_EQ(TimeoutAnswer::Complete(-ETIMEDOUT).value, -ETIMEDOUT);
+  EXPECT_TRUE(TimeoutAnswer::NativeWithRegisters().registers_changed);
+  EXPECT_EQ(ExecuteAnswer::Block().kind, ExecuteKind::kBlock);
+  EXPECT_EQ(ExecuteAnswer::NativeThenExit().value, 0);
 }
 
 }  // namespace

@@ -97,10 +97,10 @@ TEST_F(SignalScanTest, WhileAThreadRunsOnlyTheFullScanIsMadeAndNotesWait) {
   Parked(Tid());
   ASSERT_EQ(syscall(SYS_tgkill, getpid(), Tid(), SIGUSR1), 0);
   EXPECT_EQ(Takers(0), 1u);
-  scan_.SignalSent(getpid(), false);
+  scan_.SignalSent(getpid(), false, process_);
   EXPECT_EQ(Takers(1, true), 0u);  // the sending call may not have reached the kernel yet
   EXPECT_EQ(Takers(2), 1u);
-  scan_.SignalSent(0, false);  // a process group: everyone
+  scan_.SignalSent(0, false, process_);  // a process group: everyone
   EXPECT_EQ(Takers(3, true), 0u);
   EXPECT_EQ(Takers(4), 1u);
 }

@@ -42,5 +42,46 @@ TEST(ThreadTable, WithoutTranslationTheIdsAreChessTracesOwn) {
   EXPECT_EQ(threads.FindByProgramPid(4103, &root), nullptr);
 }
 
+// The kernel sleepers (kernel_sleep.cc) are kept as threads enter and leave the sleep, and
+// never hold a dead thread: a decision settles them alone.
+TEST(ThreadTable, KernelSleepersAreThoseAsleepInTheKernel) {
+  ThreadTable threads;
+  Process& process = threads.AddProcess(4100, 1);
+  Thread& main_thread = threads.AddThread(4100, process);
+  Thread& other = threads.AddThread(4101, process);
+  EXPECT_TRUE(threads.KernelSleepers().empty());
+  threads.MoveParkedCall(other, ParkedCall::At::kReentering);
+  threads.MoveParkedCall(main_thread, ParkedCall::At::kReentering);
+  threads.MoveParkedCall(main_thread, ParkedCall::At::kAsleepInside);
+  EXPECT_EQ(threads.KernelSleepers().size(), 2u);
+  EXPECT_EQ(threads.KernelSleepers().begin()->second, &main_thread);  // in creation order
+  threads.MoveParkedCall(main_thread, ParkedCall::At::kExit);  // the kernel woke it
+  EXPECT_EQ(main_thread.parked.at, ParkedCall::At::kExit);
+  ASSERT_EQ(threads.KernelSleepers().size(), 1u);
+  EXPECT_EQ(threads.KernelSleepers().begin()->second, &other);
+  threads.MoveParkedCall(other, ParkedCall::At::kNone);  // a signal, a group stop ended it
+  EXPECT_TRUE(threads.KernelSleepers().empty());
+  threads.MoveParkedCall(main_thread, ParkedCall::At::kEntry);  // nothing to do with a sleep
+  EXPECT_TRUE(threads.KernelSleepers().empty());
+}
+
+TEST(ThreadTable, ADeadThreadIsNoKernelSleeper) {
+  ThreadTable threads;
+  Process& process = threads.AddProcess(4100, 1);
+  Thread& leader = threads.AddThread(4100, process);
+  Thread& execer = threads.AddThread(4101, process);
+  Thread& killed = threads.AddThread(4102, process);
+  threads.MoveParkedCall(killed, ParkedCall::At::kAsleepInside);
+  threads.MarkDead(killed);  // its exit, or a kill
+  EXPECT_TRUE(threads.KernelSleepers().empty());
+  threads.MoveParkedCall(killed, ParkedCall::At::kAsleepInside);  // a dead thread enters no sleep
+  EXPECT_TRUE(threads.KernelSleepers().empty());
+  threads.MoveParkedCall(leader, ParkedCall::At::kAsleepInside);
+  ASSERT_EQ(threads.KernelSleepers().size(), 1u);
+  threads.RenameAfterExec(execer, leader.tid);  // a sibling's exec ends every other thread
+  EXPECT_EQ(leader.state, ThreadState::kDead);
+  EXPECT_TRUE(threads.KernelSleepers().empty());
+}
+
 }  // namespace
 }  // namespace chess::supervisor
