@@ -11,6 +11,7 @@
 
 #include <csignal>
 
+#include "supervisor/handlers/handler.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 
@@ -21,7 +22,7 @@ bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
   if (!registers_read && !ptrace::GetRegisters(thread.tid, thread.regs)) return false;  // killed
   if (stop.kind == EmulatedStop::Kind::kSignal) {
     if (!ptrace::GetSignalInfo(thread.tid, stop.info)) return false;
-  } else {
+  } else if (stop.info.si_signo == 0) {
     stop.info.si_signo = SIGTRAP;
     stop.info.si_code = SIGTRAP | (stop.event << 8);
   }
@@ -139,6 +140,101 @@ void Supervisor::OnTracedSyscallStop(Thread& thread) {
   StopForTracer(thread, {.kind = EmulatedStop::Kind::kSyscall, .signal = thread.traced->SyscallStopSignal()});
 }
 
+void Supervisor::InterruptTracee(Thread& tracee) {
+  EmulatedTracee& traced = *tracee.traced;
+  if (traced.Stopped()) {
+    traced.AskInterrupt();  // measured: it stops again as soon as it is let go
+    return;
+  }
+  if (traced.Listening() && tracee.state != ThreadState::kStopped) {
+    // Listening in a stop of the supervisor's making: it stops again at once.
+    traced.Enter(traced.InterruptStop());
+    ReleaseTracerWaiters(traced.TracerProcess());
+    return;
+  }
+  switch (tracee.state) {
+    case ThreadState::kReady:
+      // Parked at one of the supervisor's stops, its turn not come: the interrupt catches it
+      // there, before whatever it does next.
+      StopForTracer(tracee, traced.InterruptStop());
+      return;
+    case ThreadState::kBlocked:
+      if (!tracee.in_vfork && tracee.wait && !tracee.wait->Is<KernelSleep>() && tracee.parked.AtStop()) {
+        // In an emulated wait: the kernel would interrupt the call and make it again when the
+        // tracer lets the tracee go (ERESTARTSYS), and so it looks again then: its deferred
+        // operation runs again, or its handler when it has none (a sleep counts from then).
+        ClearWait(tracee);
+        if (tracee.parked.AtEntry()) {
+          const bool deferred = HandlerFor(tracee.call.family).execute != NoDeferredOperation;
+          tracee.parked.at = deferred ? ParkedCall::At::kOperationPending : ParkedCall::At::kEntryPutOff;
+        }
+        StopForTracer(tracee, traced.InterruptStop());
+        return;
+      }
+      break;
+    case ThreadState::kExiting:
+    case ThreadState::kDead:
+      return;
+    default:
+      break;
+  }
+  // Asleep in the kernel or in a job-control stop: the kernel's own interrupt traps it, and its
+  // trap is the tracer's (TraceInterruptTrap), with the signal the kernel chose.
+  traced.AskInterrupt();
+  ptrace::Interrupt(tracee.tid);
+}
+
+bool Supervisor::ListenTracee(Thread& tracee) {
+  EmulatedTracee& traced = *tracee.traced;
+  const bool in_kernel_trap = traced.Stop() != nullptr && traced.Stop()->kernel_event_stop;
+  if (!traced.Listen()) return false;
+  // A stop of the supervisor's making stays one: an interrupt ends it (a SIGCONT does not).
+  if (!in_kernel_trap) return true;
+  // In the kernel's own trap the tracee listens there: the kernel wakes it for the SIGCONT
+  // that ends its process's stop, or for an interrupt (TraceInterruptTrap).
+  if (tracee.parked.registers_dirty && ptrace::SetRegisters(tracee.tid, tracee.regs)) {
+    tracee.parked.registers_dirty = false;
+  }
+  tracee.wait.reset();
+  tracee.state = ThreadState::kStopped;
+  ptrace::Listen(tracee.tid);
+  return true;
+}
+
+bool Supervisor::TraceInterruptTrap(Thread& thread) {
+  EmulatedTracee& traced = *thread.traced;
+  if (traced.Stopped()) return false;
+  const bool listened = traced.Listening() && thread.state == ThreadState::kStopped;
+  if (!traced.TakeInterrupt() && !listened) return false;
+  // The kernel's trap says whether its process is still stopped: SIGTRAP once a SIGCONT came.
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info)) return true;  // killed meanwhile: death follows
+  if (thread.state == ThreadState::kStopped && info.si_signo == SIGTRAP) {
+    traced.JobContinued();
+    OnContinued(thread);
+  }
+  if (thread.wait) ClearWait(thread);  // asleep in the kernel: the call is made again when let go
+  thread.parked.at = ParkedCall::At::kNone;
+  StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = info.si_signo, .event = ptrace_abi::kEventStop,
+                         .info = info, .kernel_event_stop = true});
+  return true;
+}
+
+bool Supervisor::TraceGroupStop(Thread& thread, int signal) {
+  EmulatedTracee& traced = *thread.traced;
+  // The kernel's group-stop of a traced thread is its tracer's stop; a seized tracee's shows
+  // PTRACE_EVENT_STOP and has a siginfo, another's has neither (measured).
+  EmulatedStop stop{.kind = EmulatedStop::Kind::kGroupStop, .signal = signal, .kernel_event_stop = true};
+  if (traced.Seized()) {
+    stop.event = ptrace_abi::kEventStop;
+    stop.info.si_signo = signal;
+    stop.info.si_code = signal | (ptrace_abi::kEventStop << 8);
+  }
+  traced.TakeInterrupt();  // the stop an interrupt asked for
+  thread.parked.at = ParkedCall::At::kNone;
+  return StopForTracer(thread, stop);
+}
+
 void Supervisor::TracerGone(const Thread& tracer) {
   // The kernel's exit_ptrace: each tracee of the dead tracer is killed (PTRACE_O_EXITKILL) or
   // detached, leaving its stop without the signal it stopped for (a SIGSTOP does not stop it, a
@@ -155,7 +251,12 @@ void Supervisor::TracerGone(const Thread& tracer) {
       killed.push_back(tracee->process);
       continue;
     }
+    tracee->traced->TakeInterrupt();
     if (tracee->traced->Stopped()) LeaveTraceStop(*tracee, 0);
+    if (tracee->traced->Listening() && tracee->state == ThreadState::kBlocked) {
+      tracee->wait.reset();  // listening in a stop of the supervisor's making: it runs on
+      tracee->state = ThreadState::kReady;
+    }
     tracee->traced.reset();
   }
   for (Process* process : killed) CollectDyingProcess(*process);

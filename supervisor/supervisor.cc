@@ -271,6 +271,7 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
       OnSyscallExitStop(*thread);
       break;
     case ptrace::StopKind::kGroupStop:
+      if (thread->traced && TraceGroupStop(*thread, event.value)) break;
       OnGroupStop(*thread);
       break;
   }
@@ -530,6 +531,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
 }
 
 void Supervisor::OnInterruptStop(Thread& thread) {
+  if (thread.traced && TraceInterruptTrap(thread)) return;
   if (thread.state == ThreadState::kStopped) {
     OnContinued(thread);  // a SIGCONT ended its group-stop
     return;
