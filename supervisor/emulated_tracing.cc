@@ -22,6 +22,12 @@ bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
   if (!registers_read && !ptrace::GetRegisters(thread.tid, thread.regs)) return false;  // killed
   if (stop.kind == EmulatedStop::Kind::kSignal) {
     if (!ptrace::GetSignalInfo(thread.tid, stop.info)) return false;
+    if (stop.signal == SIGSTOP && thread.traced->TakeAttachStop()) {
+      // The supervisor sent it with tgkill; the kernel's own attach sends it as SI_KERNEL.
+      stop.info.si_code = SI_KERNEL;
+      stop.info.si_pid = 0;
+      stop.info.si_uid = 0;
+    }
   } else if (stop.info.si_signo == 0) {
     stop.info.si_signo = SIGTRAP;
     stop.info.si_code = SIGTRAP | (stop.event << 8);
@@ -215,6 +221,11 @@ bool Supervisor::TraceInterruptTrap(Thread& thread) {
   }
   if (thread.wait) ClearWait(thread);  // asleep in the kernel: the call is made again when let go
   thread.parked.at = ParkedCall::At::kNone;
+  if (!traced.Seized()) {
+    // Attached to a job-stopped tracee: the kernel shows the group-stop it is in (measured).
+    StopForTracer(thread, {.kind = EmulatedStop::Kind::kGroupStop, .signal = info.si_signo, .kernel_event_stop = true});
+    return true;
+  }
   StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = info.si_signo, .event = ptrace_abi::kEventStop,
                          .info = info, .kernel_event_stop = true});
   return true;

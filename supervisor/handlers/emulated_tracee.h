@@ -111,6 +111,9 @@ class EmulatedTracee {
   // requests fail with ESRCH), until a SIGCONT or an interrupt stops it again. False: EIO.
   bool Listen();
   bool Listening() const { return listening_; }
+  // PTRACE_ATTACH's SIGSTOP, which the kernel sends itself (SI_KERNEL), is still to come.
+  void ExpectAttachStop() { attach_stop_expected_ = true; }
+  bool TakeAttachStop() { return std::exchange(attach_stop_expected_, false); }
   // Its process's group-stop ended (a SIGCONT): interrupts show SIGTRAP again.
   void JobContinued() { job_stop_signal_ = 0; }
 
@@ -148,6 +151,7 @@ class EmulatedTracee {
   bool interrupt_asked_ = false;
   bool listening_ = false;
   int job_stop_signal_ = 0;  // the signal that stopped its process, until a SIGCONT
+  bool attach_stop_expected_ = false;
 };
 
 }  // namespace chess::supervisor

@@ -68,7 +68,11 @@ Disposition Attach(SyscallContext& ctx, int64_t request, pid_t pid) {
   }
   tracee->traced.emplace(ctx.thread.tid, ctx.thread.process->tgid, EmulatedTracee::Origin::kAttach);
   // PTRACE_ATTACH sends the tracee a SIGSTOP; its signal-delivery-stop is the first the tracer
-  // sees. A tracee parked in an emulated wait leaves it to take the signal.
+  // sees. A tracee parked in an emulated wait leaves it to take the signal. A job-stopped one
+  // is trapped in its group-stop first (the kernel's JOBCTL_TRAP_STOP at attach), and the
+  // SIGSTOP waits.
+  if (tracee->state == ThreadState::kStopped) ctx.services.InterruptTracee(*tracee);
+  tracee->traced->ExpectAttachStop();
   syscall(SYS_tgkill, tracee->process->tgid, tracee->tid, SIGSTOP);
   ctx.services.SignalSent(tracee->program_tid, true);
   return Disposition::Complete(0);
