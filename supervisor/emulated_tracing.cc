@@ -12,6 +12,7 @@
 #include <csignal>
 
 #include "supervisor/handlers/handler.h"
+#include "supervisor/handlers/pending_signals.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 
@@ -34,6 +35,7 @@ bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
   }
   execution_.prefix_forkable = false;
   thread.traced->Enter(stop);
+  NotifyTracer(thread, stop);
   thread.wait = Wait{TraceStopWait{}};
   thread.state = ThreadState::kBlocked;
   if (running_ == &thread) {
@@ -43,6 +45,50 @@ bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
   last_progress_ = clocks_.WallNow();
   ReleaseTracerWaiters(thread.traced->TracerProcess());
   return true;
+}
+
+void Supervisor::NotifyTracer(const Thread& tracee, const EmulatedStop& stop) {
+  Process* tracer = threads_.FindProcess(tracee.traced->TracerProcess());
+  if (tracer == nullptr) return;
+  // Only a handler sees it (an ignored or default SIGCHLD changes nothing), and a SIGCHLD
+  // already pending absorbs it. SA_NOCLDSTOP, which would suppress it, is not known here.
+  const uint64_t sigchld = 1ull << (SIGCHLD - 1);
+  const std::optional<SignalMasks> masks = ReadSignalMasks(tracer->tgid);
+  if (!masks || (masks->caught & sigchld) == 0 || ((masks->process_pending | masks->thread_pending) & sigchld) != 0) {
+    return;
+  }
+  // Queued from outside the tracer, the kernel takes only a negative si_code: SI_QUEUE now,
+  // the kernel's code when taken (ShowTracerNotice), carried meanwhile in si_utime, and the
+  // pid in si_stime (the kernel clears si_pid from outside the program's pid namespace). A group-stop
+  // and an interrupt's stop are CLD_STOPPED with the group's stopping signal, or 0 when there
+  // is none; the other stops CLD_TRAPPED with their signal (measured).
+  const bool stopped = stop.kind == EmulatedStop::Kind::kGroupStop || stop.IsEventStop();
+  siginfo_t info{};
+  info.si_signo = SIGCHLD;
+  info.si_code = SI_QUEUE;
+  info.si_pid = tracee.program_tid;
+  info.si_uid = getuid();
+  info.si_status = stopped ? (stop.signal == SIGTRAP ? 0 : stop.signal) : stop.signal & 0x7f;
+  info.si_utime = stopped ? CLD_STOPPED : CLD_TRAPPED;
+  info.si_stime = tracee.program_tid;
+  if (syscall(SYS_rt_sigqueueinfo, tracer->tgid, SIGCHLD, &info) != 0) return;
+  ++tracer->tracee_notices;
+  signal_scan_.MayHaveSignal(tracer->tgid);
+}
+
+void Supervisor::ShowTracerNotice(Thread& thread) {
+  if (thread.process->tracee_notices == 0) return;
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != SI_QUEUE ||
+      (info.si_utime != CLD_STOPPED && info.si_utime != CLD_TRAPPED)) {
+    return;
+  }
+  --thread.process->tracee_notices;
+  info.si_code = static_cast<int>(info.si_utime);
+  info.si_pid = static_cast<pid_t>(info.si_stime);
+  info.si_utime = 0;
+  info.si_stime = 0;
+  ptrace::SetSignalInfo(thread.tid, info);
 }
 
 void Supervisor::ReleaseTracerWaiters(pid_t tracer_process) {

@@ -143,6 +143,10 @@ class Supervisor final {
   // when it asked for an interrupt or listens (true), a job-control stop of its own otherwise.
   bool TraceInterruptTrap(Thread& thread);
   bool TraceGroupStop(Thread& thread, int signal);
+  // The tracer's SIGCHLD for a tracee's stop (the kernel's do_notify_parent_cldstop), and its
+  // siginfo made CLD_TRAPPED when a thread of the tracer takes it.
+  void NotifyTracer(const Thread& tracee, const EmulatedStop& stop);
+  void ShowTracerNotice(Thread& thread);
 
   // Thread lifecycle (lifecycle.cc).
   void OnThreadCreated(Thread& parent, int event);
