@@ -116,6 +116,12 @@ void Supervisor::ResumeAsTracerAsked(Thread& thread, int signal) {
     case EmulatedTracee::Resumption::kSingleStep:
       ptrace::SingleStep(thread.tid, signal);
       break;
+    case EmulatedTracee::Resumption::kSysemu:
+    case EmulatedTracee::Resumption::kSysemuSingleStep:
+      // The kernel stops it at the syscall's entry before seccomp's filter, and skips the call:
+      // the supervisor sees no call to take up, only the stop (OnTracedSyscallStop).
+      ptrace::Sysemu(thread.tid, signal, thread.traced->Resuming() == EmulatedTracee::Resumption::kSysemuSingleStep);
+      break;
   }
 }
 

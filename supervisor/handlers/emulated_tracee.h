@@ -21,7 +21,7 @@ namespace ptrace_abi {
 // Requests (ptrace's first argument).
 constexpr int64_t kTraceMe = 0, kPeekText = 1, kPeekData = 2, kPeekUser = 3, kPokeText = 4, kPokeData = 5,
                   kPokeUser = 6, kCont = 7, kKill = 8, kSingleStep = 9, kGetRegs = 12, kSetRegs = 13,
-                  kGetFpRegs = 14, kSetFpRegs = 15, kAttach = 16, kDetach = 17, kSyscall = 24, kArchPrctl = 30, kSetOptions = 0x4200, kGetEventMsg = 0x4201,
+                  kGetFpRegs = 14, kSetFpRegs = 15, kAttach = 16, kDetach = 17, kSyscall = 24, kArchPrctl = 30, kSysemu = 31, kSysemuSingleStep = 32, kSetOptions = 0x4200, kGetEventMsg = 0x4201,
                   kGetSigInfo = 0x4202, kSetSigInfo = 0x4203, kGetRegSet = 0x4204, kSetRegSet = 0x4205,
                   kSeize = 0x4206, kInterrupt = 0x4207, kListen = 0x4208, kGetSyscallInfo = 0x420e;
 // Events (a stop's status above its signal).
@@ -67,6 +67,8 @@ class EmulatedTracee {
     kContinue,    // PTRACE_CONT
     kSyscall,     // PTRACE_SYSCALL: the next syscall entry or exit stops too
     kSingleStep,  // PTRACE_SINGLESTEP: a SIGTRAP after one instruction
+    kSysemu,      // PTRACE_SYSEMU: the next syscall stops at its entry and is not made
+    kSysemuSingleStep,  // PTRACE_SYSEMU_SINGLESTEP: both
   };
   // How the relationship began: TRACEME and ATTACH resume with a plain stop; SEIZE had no stop.
   enum class Origin : uint8_t { kTraceMe, kAttach, kSeize };

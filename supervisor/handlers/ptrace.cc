@@ -215,10 +215,16 @@ Disposition OnStoppedTracee(SyscallContext& ctx, int64_t request, Thread& tracee
     case abi::kCont:
     case abi::kSyscall:
     case abi::kSingleStep:
+    case abi::kSysemu:
+    case abi::kSysemuSingleStep:
     case abi::kDetach: {
       if (data > _NSIG) return Disposition::Complete(-EIO);
       using How = EmulatedTracee::Resumption;
-      const How how = request == abi::kSyscall ? How::kSyscall : request == abi::kSingleStep ? How::kSingleStep : How::kContinue;
+      How how = How::kContinue;
+      if (request == abi::kSyscall) how = How::kSyscall;
+      if (request == abi::kSingleStep) how = How::kSingleStep;
+      if (request == abi::kSysemu) how = How::kSysemu;
+      if (request == abi::kSysemuSingleStep) how = How::kSysemuSingleStep;
       LeaveTraceStop(tracee, static_cast<int>(data), how);
       if (request == abi::kDetach) tracee.traced.reset();
       return Disposition::Complete(0);
@@ -261,6 +267,8 @@ Disposition PtraceEntry(SyscallContext& ctx) {
     case abi::kCont:
     case abi::kSyscall:
     case abi::kSingleStep:
+    case abi::kSysemu:
+    case abi::kSysemuSingleStep:
     case abi::kDetach:
     case abi::kGetFpRegs:
     case abi::kSetFpRegs:
