@@ -165,9 +165,8 @@ bool Supervisor::TraceCreation(Thread& parent, Thread& child, int event, uint64_
     child.wait = Wait{TraceStopWait{}};
     child.state = ThreadState::kBlocked;
   }
-  // A vfork parent sleeps in the kernel until the child lets go of its memory: it is not
-  // stopped here (its tracer does not see the vfork event; see limitations.md).
-  if (wanted == ptrace_abi::kEventVfork) return false;
+  // A vfork parent stops here; let go, it sleeps in the kernel until the child lets go of its
+  // memory (scheduling.cc's Dispatch), and then comes PTRACE_EVENT_VFORK_DONE.
   return StopForTracer(parent, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = wanted,
                                 .message = static_cast<uint64_t>(child.program_tid)});
 }
@@ -281,6 +280,15 @@ bool Supervisor::TraceInterruptTrap(Thread& thread) {
   StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = info.si_signo, .event = ptrace_abi::kEventStop,
                          .info = info, .kernel_event_stop = true});
   return true;
+}
+
+void Supervisor::TraceVforkDone(Thread& parent) {
+  if (!parent.Alive() || !parent.traced->Wants(ptrace_abi::kEventVforkDone)) return;
+  // The kernel's message is the child's pid, as the tracer sees it.
+  const std::optional<unsigned long> child_tid = ptrace::EventMessage(parent.tid);
+  const Thread* child = child_tid ? threads_.Find(static_cast<pid_t>(*child_tid)) : nullptr;
+  StopForTracer(parent, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventVforkDone,
+                         .message = child != nullptr ? static_cast<uint64_t>(child->program_tid) : 0});
 }
 
 bool Supervisor::TraceGroupStop(Thread& thread, int signal) {

@@ -248,6 +248,7 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
           thread->in_vfork = false;
           if (thread->Alive()) thread->state = ThreadState::kReady;
           if (running_ == thread) Park(*thread, search::StopReason::kReachedPoint);
+          if (thread->traced) TraceVforkDone(*thread);
           break;
         case PTRACE_EVENT_STOP:
           OnInterruptStop(*thread);

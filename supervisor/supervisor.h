@@ -143,6 +143,8 @@ class Supervisor final {
   // when it asked for an interrupt or listens (true), a job-control stop of its own otherwise.
   bool TraceInterruptTrap(Thread& thread);
   bool TraceGroupStop(Thread& thread, int signal);
+  // A traced vfork parent's child let go of its memory: PTRACE_EVENT_VFORK_DONE, if asked for.
+  void TraceVforkDone(Thread& parent);
   // The tracer's SIGCHLD for a tracee's stop (the kernel's do_notify_parent_cldstop), and its
   // siginfo made CLD_TRAPPED when a thread of the tracer takes it.
   void NotifyTracer(const Thread& tracee, const EmulatedStop& stop);

@@ -79,6 +79,7 @@ int EmulatedTracee::Leave(int signal, Resumption how) {
   // none at an event stop.
   if (stop.kind == EmulatedStop::Kind::kEvent) {
     if (stop.event == ptrace_abi::kEventExit) exit_goes_on_ = true;
+    if (stop.event == ptrace_abi::kEventVfork) vfork_wait_ = true;
     return 0;
   }
   return signal;

@@ -136,6 +136,8 @@ class EmulatedTracee {
   bool ExitStopped() const { return exit_stopped_; }
   // It was let go from its exit event stop, and its exit goes on now (once).
   bool TakeExitGoingOn() { return std::exchange(exit_goes_on_, false); }
+  // It was let go from its vfork event stop, and sleeps in the kernel now (once).
+  bool TakeVforkWait() { return std::exchange(vfork_wait_, false); }
 
  private:
   pid_t tracer_;
@@ -150,6 +152,7 @@ class EmulatedTracee {
   bool death_reported_ = false;
   bool exit_stopped_ = false;
   bool exit_goes_on_ = false;
+  bool vfork_wait_ = false;
   bool interrupt_asked_ = false;
   bool listening_ = false;
   int job_stop_signal_ = 0;  // the signal that stopped its process, until a SIGCONT
