@@ -11,6 +11,8 @@
 
 #include <csignal>
 
+#include "supervisor/handlers/handler.h"
+#include "supervisor/handlers/pending_signals.h"
 #include "supervisor/invariant.h"
 #include "supervisor/supervisor.h"
 
@@ -21,12 +23,19 @@ bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
   if (!registers_read && !ptrace::GetRegisters(thread.tid, thread.regs)) return false;  // killed
   if (stop.kind == EmulatedStop::Kind::kSignal) {
     if (!ptrace::GetSignalInfo(thread.tid, stop.info)) return false;
-  } else {
+    if (stop.signal == SIGSTOP && thread.traced->TakeAttachStop()) {
+      // The supervisor sent it with tgkill; the kernel's own attach sends it as SI_KERNEL.
+      stop.info.si_code = SI_KERNEL;
+      stop.info.si_pid = 0;
+      stop.info.si_uid = 0;
+    }
+  } else if (stop.info.si_signo == 0) {
     stop.info.si_signo = SIGTRAP;
     stop.info.si_code = SIGTRAP | (stop.event << 8);
   }
   execution_.prefix_forkable = false;
   thread.traced->Enter(stop);
+  NotifyTracer(thread, stop);
   thread.wait = Wait{TraceStopWait{}};
   thread.state = ThreadState::kBlocked;
   if (running_ == &thread) {
@@ -36,6 +45,50 @@ bool Supervisor::StopForTracer(Thread& thread, EmulatedStop stop) {
   last_progress_ = clocks_.WallNow();
   ReleaseTracerWaiters(thread.traced->TracerProcess());
   return true;
+}
+
+void Supervisor::NotifyTracer(const Thread& tracee, const EmulatedStop& stop) {
+  Process* tracer = threads_.FindProcess(tracee.traced->TracerProcess());
+  if (tracer == nullptr) return;
+  // Only a handler sees it (an ignored or default SIGCHLD changes nothing), and a SIGCHLD
+  // already pending absorbs it. SA_NOCLDSTOP, which would suppress it, is not known here.
+  const uint64_t sigchld = 1ull << (SIGCHLD - 1);
+  const std::optional<SignalMasks> masks = ReadSignalMasks(tracer->tgid);
+  if (!masks || (masks->caught & sigchld) == 0 || ((masks->process_pending | masks->thread_pending) & sigchld) != 0) {
+    return;
+  }
+  // Queued from outside the tracer, the kernel takes only a negative si_code: SI_QUEUE now,
+  // the kernel's code when taken (ShowTracerNotice), carried meanwhile in si_utime, and the
+  // pid in si_stime (the kernel clears si_pid from outside the program's pid namespace). A group-stop
+  // and an interrupt's stop are CLD_STOPPED with the group's stopping signal, or 0 when there
+  // is none; the other stops CLD_TRAPPED with their signal (measured).
+  const bool stopped = stop.kind == EmulatedStop::Kind::kGroupStop || stop.IsEventStop();
+  siginfo_t info{};
+  info.si_signo = SIGCHLD;
+  info.si_code = SI_QUEUE;
+  info.si_pid = tracee.program_tid;
+  info.si_uid = getuid();
+  info.si_status = stopped ? (stop.signal == SIGTRAP ? 0 : stop.signal) : stop.signal & 0x7f;
+  info.si_utime = stopped ? CLD_STOPPED : CLD_TRAPPED;
+  info.si_stime = tracee.program_tid;
+  if (syscall(SYS_rt_sigqueueinfo, tracer->tgid, SIGCHLD, &info) != 0) return;
+  ++tracer->tracee_notices;
+  signal_scan_.MayHaveSignal(tracer->tgid);
+}
+
+void Supervisor::ShowTracerNotice(Thread& thread) {
+  if (thread.process->tracee_notices == 0) return;
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != SI_QUEUE ||
+      (info.si_utime != CLD_STOPPED && info.si_utime != CLD_TRAPPED)) {
+    return;
+  }
+  --thread.process->tracee_notices;
+  info.si_code = static_cast<int>(info.si_utime);
+  info.si_pid = static_cast<pid_t>(info.si_stime);
+  info.si_utime = 0;
+  info.si_stime = 0;
+  ptrace::SetSignalInfo(thread.tid, info);
 }
 
 void Supervisor::ReleaseTracerWaiters(pid_t tracer_process) {
@@ -62,6 +115,12 @@ void Supervisor::ResumeAsTracerAsked(Thread& thread, int signal) {
       break;
     case EmulatedTracee::Resumption::kSingleStep:
       ptrace::SingleStep(thread.tid, signal);
+      break;
+    case EmulatedTracee::Resumption::kSysemu:
+    case EmulatedTracee::Resumption::kSysemuSingleStep:
+      // The kernel stops it at the syscall's entry before seccomp's filter, and skips the call:
+      // the supervisor sees no call to take up, only the stop (OnTracedSyscallStop).
+      ptrace::Sysemu(thread.tid, signal, thread.traced->Resuming() == EmulatedTracee::Resumption::kSysemuSingleStep);
       break;
   }
 }
@@ -106,9 +165,8 @@ bool Supervisor::TraceCreation(Thread& parent, Thread& child, int event, uint64_
     child.wait = Wait{TraceStopWait{}};
     child.state = ThreadState::kBlocked;
   }
-  // A vfork parent sleeps in the kernel until the child lets go of its memory: it is not
-  // stopped here (its tracer does not see the vfork event; see limitations.md).
-  if (wanted == ptrace_abi::kEventVfork) return false;
+  // A vfork parent stops here; let go, it sleeps in the kernel until the child lets go of its
+  // memory (scheduling.cc's Dispatch), and then comes PTRACE_EVENT_VFORK_DONE.
   return StopForTracer(parent, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = wanted,
                                 .message = static_cast<uint64_t>(child.program_tid)});
 }
@@ -139,6 +197,115 @@ void Supervisor::OnTracedSyscallStop(Thread& thread) {
   StopForTracer(thread, {.kind = EmulatedStop::Kind::kSyscall, .signal = thread.traced->SyscallStopSignal()});
 }
 
+void Supervisor::InterruptTracee(Thread& tracee) {
+  EmulatedTracee& traced = *tracee.traced;
+  if (traced.Stopped()) {
+    traced.AskInterrupt();  // measured: it stops again as soon as it is let go
+    return;
+  }
+  if (traced.Listening() && tracee.state != ThreadState::kStopped) {
+    // Listening in a stop of the supervisor's making: it stops again at once.
+    traced.Enter(traced.InterruptStop());
+    ReleaseTracerWaiters(traced.TracerProcess());
+    return;
+  }
+  switch (tracee.state) {
+    case ThreadState::kReady:
+      // Parked at one of the supervisor's stops, its turn not come: the interrupt catches it
+      // there, before whatever it does next.
+      StopForTracer(tracee, traced.InterruptStop());
+      return;
+    case ThreadState::kBlocked:
+      if (!tracee.in_vfork && tracee.wait && !tracee.wait->Is<KernelSleep>() && tracee.parked.AtStop()) {
+        // In an emulated wait: the kernel would interrupt the call and make it again when the
+        // tracer lets the tracee go (ERESTARTSYS), and so it looks again then: its deferred
+        // operation runs again, or its handler when it has none (a sleep counts from then).
+        ClearWait(tracee);
+        if (tracee.parked.AtEntry()) {
+          const bool deferred = HandlerFor(tracee.call.family).execute != NoDeferredOperation;
+          tracee.parked.at = deferred ? ParkedCall::At::kOperationPending : ParkedCall::At::kEntryPutOff;
+        }
+        StopForTracer(tracee, traced.InterruptStop());
+        return;
+      }
+      break;
+    case ThreadState::kExiting:
+    case ThreadState::kDead:
+      return;
+    default:
+      break;
+  }
+  // Asleep in the kernel or in a job-control stop: the kernel's own interrupt traps it, and its
+  // trap is the tracer's (TraceInterruptTrap), with the signal the kernel chose.
+  traced.AskInterrupt();
+  ptrace::Interrupt(tracee.tid);
+}
+
+bool Supervisor::ListenTracee(Thread& tracee) {
+  EmulatedTracee& traced = *tracee.traced;
+  const bool in_kernel_trap = traced.Stop() != nullptr && traced.Stop()->kernel_event_stop;
+  if (!traced.Listen()) return false;
+  // A stop of the supervisor's making stays one: an interrupt ends it (a SIGCONT does not).
+  if (!in_kernel_trap) return true;
+  // In the kernel's own trap the tracee listens there: the kernel wakes it for the SIGCONT
+  // that ends its process's stop, or for an interrupt (TraceInterruptTrap).
+  if (tracee.parked.registers_dirty && ptrace::SetRegisters(tracee.tid, tracee.regs)) {
+    tracee.parked.registers_dirty = false;
+  }
+  tracee.wait.reset();
+  tracee.state = ThreadState::kStopped;
+  ptrace::Listen(tracee.tid);
+  return true;
+}
+
+bool Supervisor::TraceInterruptTrap(Thread& thread) {
+  EmulatedTracee& traced = *thread.traced;
+  if (traced.Stopped()) return false;
+  const bool listened = traced.Listening() && thread.state == ThreadState::kStopped;
+  if (!traced.TakeInterrupt() && !listened) return false;
+  // The kernel's trap says whether its process is still stopped: SIGTRAP once a SIGCONT came.
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info)) return true;  // killed meanwhile: death follows
+  if (thread.state == ThreadState::kStopped && info.si_signo == SIGTRAP) {
+    traced.JobContinued();
+    OnContinued(thread);
+  }
+  if (thread.wait) ClearWait(thread);  // asleep in the kernel: the call is made again when let go
+  thread.parked.at = ParkedCall::At::kNone;
+  if (!traced.Seized()) {
+    // Attached to a job-stopped tracee: the kernel shows the group-stop it is in (measured).
+    StopForTracer(thread, {.kind = EmulatedStop::Kind::kGroupStop, .signal = info.si_signo, .kernel_event_stop = true});
+    return true;
+  }
+  StopForTracer(thread, {.kind = EmulatedStop::Kind::kEvent, .signal = info.si_signo, .event = ptrace_abi::kEventStop,
+                         .info = info, .kernel_event_stop = true});
+  return true;
+}
+
+void Supervisor::TraceVforkDone(Thread& parent) {
+  if (!parent.Alive() || !parent.traced->Wants(ptrace_abi::kEventVforkDone)) return;
+  // The kernel's message is the child's pid, as the tracer sees it.
+  const std::optional<unsigned long> child_tid = ptrace::EventMessage(parent.tid);
+  const Thread* child = child_tid ? threads_.Find(static_cast<pid_t>(*child_tid)) : nullptr;
+  StopForTracer(parent, {.kind = EmulatedStop::Kind::kEvent, .signal = SIGTRAP, .event = ptrace_abi::kEventVforkDone,
+                         .message = child != nullptr ? static_cast<uint64_t>(child->program_tid) : 0});
+}
+
+bool Supervisor::TraceGroupStop(Thread& thread, int signal) {
+  EmulatedTracee& traced = *thread.traced;
+  // The kernel's group-stop of a traced thread is its tracer's stop; a seized tracee's shows
+  // PTRACE_EVENT_STOP and has a siginfo, another's has neither (measured).
+  EmulatedStop stop{.kind = EmulatedStop::Kind::kGroupStop, .signal = signal, .kernel_event_stop = true};
+  if (traced.Seized()) {
+    stop.event = ptrace_abi::kEventStop;
+    stop.info.si_signo = signal;
+    stop.info.si_code = signal | (ptrace_abi::kEventStop << 8);
+  }
+  traced.TakeInterrupt();  // the stop an interrupt asked for
+  thread.parked.at = ParkedCall::At::kNone;
+  return StopForTracer(thread, stop);
+}
+
 void Supervisor::TracerGone(const Thread& tracer) {
   // The kernel's exit_ptrace: each tracee of the dead tracer is killed (PTRACE_O_EXITKILL) or
   // detached, leaving its stop without the signal it stopped for (a SIGSTOP does not stop it, a
@@ -155,7 +322,12 @@ void Supervisor::TracerGone(const Thread& tracer) {
       killed.push_back(tracee->process);
       continue;
     }
+    tracee->traced->TakeInterrupt();
     if (tracee->traced->Stopped()) LeaveTraceStop(*tracee, 0);
+    if (tracee->traced->Listening() && tracee->state == ThreadState::kBlocked) {
+      tracee->wait.reset();  // listening in a stop of the supervisor's making: it runs on
+      tracee->state = ThreadState::kReady;
+    }
     tracee->traced.reset();
   }
   for (Process* process : killed) CollectDyingProcess(*process);

@@ -106,11 +106,13 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
 
   const bool stopped_for_tracer = parent.traced && TraceCreation(parent, child, event, flags);
   if (event == PTRACE_EVENT_VFORK) {
+    process->vfork_parent = parent.tid;
+    // Stopped for its tracer at the vfork event, it goes to sleep once let go (Dispatch).
+    if (stopped_for_tracer) return;
     // The parent sleeps in the kernel until the child execs or exits, then reports
     // PTRACE_EVENT_VFORK_DONE; meanwhile it is blocked like any waiter.
     parent.in_vfork = true;
     parent.state = ThreadState::kBlocked;
-    process->vfork_parent = parent.tid;
     ptrace::Resume(parent.tid);
     running_ = nullptr;
     last_ = &parent;

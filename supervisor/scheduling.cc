@@ -266,6 +266,16 @@ bool Supervisor::Dispatch(Thread& thread) {
     TakeUpSyscall(thread);
     return true;
   }
+  if (thread.traced && thread.traced->TakeVforkWait()) {
+    // Let go from its vfork event stop by its emulated tracer: it sleeps in the kernel until
+    // its child lets go of its memory (PTRACE_EVENT_VFORK_DONE), blocked like any waiter.
+    thread.in_vfork = true;
+    thread.state = ThreadState::kBlocked;
+    last_ = &thread;
+    execution_.last_stop = search::StopReason::kBlocked;
+    Resume(thread, std::exchange(thread.pending_signal, 0));
+    return false;
+  }
   thread.state = ThreadState::kRunning;
   running_ = &thread;
   ++execution_.dispatches;

@@ -246,6 +246,7 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
           thread->in_vfork = false;
           if (thread->Alive()) thread->state = ThreadState::kReady;
           if (running_ == thread) Park(*thread, search::StopReason::kReachedPoint);
+          if (thread->traced) TraceVforkDone(*thread);
           break;
         case PTRACE_EVENT_STOP:
           OnInterruptStop(*thread);
@@ -269,6 +270,7 @@ void Supervisor::HandleEvent(const ptrace::WaitEvent& event) {
       OnSyscallExitStop(*thread);
       break;
     case ptrace::StopKind::kGroupStop:
+      if (thread->traced && TraceGroupStop(*thread, event.value)) break;
       OnGroupStop(*thread);
       break;
   }
@@ -528,6 +530,7 @@ void Supervisor::Apply(Thread& thread, const Disposition& disposition) {
 }
 
 void Supervisor::OnInterruptStop(Thread& thread) {
+  if (thread.traced && TraceInterruptTrap(thread)) return;
   if (thread.state == ThreadState::kStopped) {
     OnContinued(thread);  // a SIGCONT ended its group-stop
     return;
@@ -612,6 +615,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
     }
   }
   execution_.prefix_forkable = false;  // a copy of the process would not get it
+  if (signal == SIGCHLD) ShowTracerNotice(thread);
   // The program's own tracer decides what becomes of the signal.
   if (thread.traced && !thread.traced->Stopped() && StopForTracer(thread, {.signal = signal})) return;
   if (&thread == running_ && thread.process->tgid == root_pid_ && EndsProcess(thread.tid, signal)) {

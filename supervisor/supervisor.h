@@ -135,6 +135,20 @@ class Supervisor final {
   bool TraceCreation(Thread& parent, Thread& child, int event, uint64_t flags);
   // A syscall-entry or -exit stop of a tracee whose tracer asked for them (PTRACE_SYSCALL).
   void OnTracedSyscallStop(Thread& thread);
+  // PTRACE_INTERRUPT of a seized tracee not in a ptrace-stop, wherever it is parked; and
+  // PTRACE_LISTEN (false: EIO).
+  void InterruptTracee(Thread& tracee);
+  bool ListenTracee(Thread& tracee);
+  // The kernel's PTRACE_EVENT_STOP trap of a traced thread, or its group-stop: its tracer's stop
+  // when it asked for an interrupt or listens (true), a job-control stop of its own otherwise.
+  bool TraceInterruptTrap(Thread& thread);
+  bool TraceGroupStop(Thread& thread, int signal);
+  // A traced vfork parent's child let go of its memory: PTRACE_EVENT_VFORK_DONE, if asked for.
+  void TraceVforkDone(Thread& parent);
+  // The tracer's SIGCHLD for a tracee's stop (the kernel's do_notify_parent_cldstop), and its
+  // siginfo made CLD_TRAPPED when a thread of the tracer takes it.
+  void NotifyTracer(const Thread& tracee, const EmulatedStop& stop);
+  void ShowTracerNotice(Thread& thread);
 
   // Thread lifecycle (lifecycle.cc).
   void OnThreadCreated(Thread& parent, int event);

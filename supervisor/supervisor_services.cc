@@ -88,4 +88,8 @@ long SupervisorServices::TraceeRequest(Thread& tracee, int64_t request, uint64_t
   return supervisor_.TraceeRequest(tracee, request, addr, data);
 }
 
+void SupervisorServices::InterruptTracee(Thread& tracee) { supervisor_.InterruptTracee(tracee); }
+
+bool SupervisorServices::ListenTracee(Thread& tracee) { return supervisor_.ListenTracee(tracee); }
+
 }  // namespace chess::supervisor

@@ -36,6 +36,8 @@ class SupervisorServices final : public HandlerServices {
   const std::vector<uint8_t>& VisibleAffinity() override;
   void FilterInstalled(Thread& thread, std::vector<sock_filter> program, bool all_threads) override;
   long TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) override;
+  void InterruptTracee(Thread& tracee) override;
+  bool ListenTracee(Thread& tracee) override;
 
  private:
   Supervisor& supervisor_;

@@ -86,6 +86,9 @@ struct Process {
   // A job-control change its parent has not collected yet: wait4(WUNTRACED) reports a stop,
   // WCONTINUED a continue.
   enum class JobChange : uint8_t { kNone, kStopped, kContinued } job_change = JobChange::kNone;
+  // SIGCHLDs the supervisor queued for its emulated tracees' stops (emulated_tracing.cc), which
+  // show CLD_TRAPPED when taken.
+  int tracee_notices = 0;
   size_t image = ProgramImages::kNone;  // what it runs: the supervisor's ProgramImages index
   bool focused = false;                 // it runs a program --focus names
   // Where the preload shim reads how to announce (seccomp/hypercall_abi.h: the control word

@@ -9,7 +9,7 @@ namespace chess::supervisor {
 int EmulatedStop::WaitStatus() const {
   // As the kernel builds it: 0x7f for a stop, the signal above, and an event above that.
   const int stopped = 0x7f | (signal << 8);
-  return kind == Kind::kEvent ? stopped | (event << 16) : stopped;
+  return kind == Kind::kEvent || kind == Kind::kGroupStop ? stopped | (event << 16) : stopped;
 }
 
 bool EmulatedTracee::SetOptions(uint64_t options) {
@@ -27,6 +27,9 @@ void EmulatedTracee::Enter(const EmulatedStop& stop) {
   CHESS_CHECK(!stop_, "an emulated tracee entered a ptrace-stop while in one");
   stop_ = stop;
   reported_ = false;
+  listening_ = false;
+  if (stop.kind == EmulatedStop::Kind::kGroupStop) job_stop_signal_ = stop.signal;
+  if (stop.kind == EmulatedStop::Kind::kSignal && stop.signal == SIGCONT) job_stop_signal_ = 0;
   if (stop.kind == EmulatedStop::Kind::kEvent && stop.event == ptrace_abi::kEventExit) exit_stopped_ = true;
 }
 
@@ -46,6 +49,22 @@ std::optional<int> EmulatedTracee::Report(bool consume) {
   return stop_->WaitStatus();
 }
 
+EmulatedStop EmulatedTracee::InterruptStop() const {
+  EmulatedStop stop{.kind = EmulatedStop::Kind::kEvent, .signal = job_stop_signal_ != 0 ? job_stop_signal_ : SIGTRAP,
+                    .event = ptrace_abi::kEventStop};
+  stop.info.si_signo = stop.signal;
+  stop.info.si_code = stop.signal | (ptrace_abi::kEventStop << 8);
+  return stop;
+}
+
+bool EmulatedTracee::Listen() {
+  if (!stop_ || !Seized() || !stop_->IsEventStop()) return false;
+  stop_.reset();
+  reported_ = false;
+  listening_ = true;
+  return true;
+}
+
 int EmulatedTracee::SyscallStopSignal() const {
   return (options_ & ptrace_abi::kOptionTraceSysGood) != 0 ? SIGTRAP | 0x80 : SIGTRAP;
 }
@@ -60,6 +79,7 @@ int EmulatedTracee::Leave(int signal, Resumption how) {
   // none at an event stop.
   if (stop.kind == EmulatedStop::Kind::kEvent) {
     if (stop.event == ptrace_abi::kEventExit) exit_goes_on_ = true;
+    if (stop.event == ptrace_abi::kEventVfork) vfork_wait_ = true;
     return 0;
   }
   return signal;

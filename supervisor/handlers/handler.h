@@ -213,6 +213,10 @@ class HandlerServices {
   // call's answer, 0 or -errno, with `data` in the supervisor's memory. The tracee's registers
   // as the supervisor keeps them are stored before and read again after.
   virtual long TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) = 0;
+  // PTRACE_INTERRUPT of a seized tracee in no ptrace-stop (it stops for its tracer now, or when
+  // the kernel's trap comes), and PTRACE_LISTEN of one in an event stop (false: EIO).
+  virtual void InterruptTracee(Thread& tracee) = 0;
+  virtual bool ListenTracee(Thread& tracee) = 0;
 };
 
 struct SyscallContext {

@@ -61,11 +61,18 @@ Disposition Attach(SyscallContext& ctx, int64_t request, pid_t pid) {
     if (ctx.Arg(2) != 0) return Disposition::Complete(-EIO);
     if ((ctx.Arg(3) & ~abi::kOptionMask) != 0) return Disposition::Complete(-EINVAL);
     tracee->traced.emplace(ctx.thread.tid, ctx.thread.process->tgid, EmulatedTracee::Origin::kSeize, ctx.Arg(3));
+    // Seizing a job-stopped tracee traps it in its group-stop for the tracer (the kernel's
+    // JOBCTL_TRAP_STOP at attach).
+    if (tracee->state == ThreadState::kStopped) ctx.services.InterruptTracee(*tracee);
     return Disposition::Complete(0);
   }
   tracee->traced.emplace(ctx.thread.tid, ctx.thread.process->tgid, EmulatedTracee::Origin::kAttach);
   // PTRACE_ATTACH sends the tracee a SIGSTOP; its signal-delivery-stop is the first the tracer
-  // sees. A tracee parked in an emulated wait leaves it to take the signal.
+  // sees. A tracee parked in an emulated wait leaves it to take the signal. A job-stopped one
+  // is trapped in its group-stop first (the kernel's JOBCTL_TRAP_STOP at attach), and the
+  // SIGSTOP waits.
+  if (tracee->state == ThreadState::kStopped) ctx.services.InterruptTracee(*tracee);
+  tracee->traced->ExpectAttachStop();
   syscall(SYS_tgkill, tracee->process->tgid, tracee->tid, SIGSTOP);
   ctx.services.SignalSent(pid, true, *ctx.thread.process);
   return Disposition::Complete(0);
@@ -196,7 +203,11 @@ Disposition OnStoppedTracee(SyscallContext& ctx, int64_t request, Thread& tracee
       return Disposition::Complete(0);
     }
     case abi::kGetSigInfo:
+      if (!stop.HasSigInfo()) return Disposition::Complete(-EINVAL);
       return Disposition::Complete(caller.Write(data, stop.info) ? 0 : -EFAULT);
+    case abi::kListen:
+      // Only a seized tracee in a PTRACE_EVENT_STOP stop listens; the kernel's EIO otherwise.
+      return Disposition::Complete(ctx.services.ListenTracee(tracee) ? 0 : -EIO);
     case abi::kGetEventMsg:
       return Disposition::Complete(caller.Write(data, stop.message) ? 0 : -EFAULT);
     case abi::kSetOptions:
@@ -204,10 +215,16 @@ Disposition OnStoppedTracee(SyscallContext& ctx, int64_t request, Thread& tracee
     case abi::kCont:
     case abi::kSyscall:
     case abi::kSingleStep:
+    case abi::kSysemu:
+    case abi::kSysemuSingleStep:
     case abi::kDetach: {
       if (data > _NSIG) return Disposition::Complete(-EIO);
       using How = EmulatedTracee::Resumption;
-      const How how = request == abi::kSyscall ? How::kSyscall : request == abi::kSingleStep ? How::kSingleStep : How::kContinue;
+      How how = How::kContinue;
+      if (request == abi::kSyscall) how = How::kSyscall;
+      if (request == abi::kSingleStep) how = How::kSingleStep;
+      if (request == abi::kSysemu) how = How::kSysemu;
+      if (request == abi::kSysemuSingleStep) how = How::kSysemuSingleStep;
       LeaveTraceStop(tracee, static_cast<int>(data), how);
       if (request == abi::kDetach) tracee.traced.reset();
       return Disposition::Complete(0);
@@ -228,6 +245,13 @@ Disposition PtraceEntry(SyscallContext& ctx) {
       return Attach(ctx, request, pid);
     case abi::kKill:
       return Kill(ctx, pid);
+    case abi::kInterrupt: {
+      Thread* tracee = FindTracee(ctx, pid, false);
+      if (tracee == nullptr) return Disposition::Complete(-ESRCH);
+      if (!tracee->traced->Seized()) return Disposition::Complete(-EIO);
+      ctx.services.InterruptTracee(*tracee);
+      return Disposition::Complete(0);
+    }
     case abi::kPeekText:
     case abi::kPeekData:
     case abi::kPokeText:
@@ -239,9 +263,12 @@ Disposition PtraceEntry(SyscallContext& ctx) {
     case abi::kGetSigInfo:
     case abi::kGetEventMsg:
     case abi::kSetOptions:
+    case abi::kListen:
     case abi::kCont:
     case abi::kSyscall:
     case abi::kSingleStep:
+    case abi::kSysemu:
+    case abi::kSysemuSingleStep:
     case abi::kDetach:
     case abi::kGetFpRegs:
     case abi::kSetFpRegs:
@@ -262,6 +289,12 @@ Disposition PtraceEntry(SyscallContext& ctx) {
 
 void LeaveTraceStop(Thread& tracee, int signal, EmulatedTracee::Resumption how) {
   tracee.pending_signal = tracee.traced->Leave(signal, how);
+  if (tracee.traced->TakeInterrupt()) {
+    // Interrupted while stopped: the kernel stops it again as soon as it runs (measured), with
+    // the signal still to deliver.
+    tracee.traced->Enter(tracee.traced->InterruptStop());
+    return;
+  }
   tracee.wait.reset();
   tracee.state = ThreadState::kReady;
 }

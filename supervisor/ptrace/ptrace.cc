@@ -41,6 +41,11 @@ bool ResumeToNextSyscall(pid_t tid, int signal) {
   return Call(PTRACE_SYSCALL, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
 }
 
+bool Sysemu(pid_t tid, int signal, bool single_step) {
+  return Call(single_step ? PTRACE_SYSEMU_SINGLESTEP : PTRACE_SYSEMU, tid, nullptr,
+              reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
+}
+
 bool SingleStep(pid_t tid, int signal) {
   return Call(PTRACE_SINGLESTEP, tid, nullptr, reinterpret_cast<void*>(static_cast<long>(signal))) == 0;
 }

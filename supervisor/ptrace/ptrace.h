@@ -42,6 +42,9 @@ bool GetSignalInfo(pid_t tid, siginfo_t& info);
 // instruction (PTRACE_SINGLESTEP): what the program's own tracer asked of it.
 bool ResumeToNextSyscall(pid_t tid, int signal);
 bool SingleStep(pid_t tid, int signal);
+// PTRACE_SYSEMU (with `single_step`, PTRACE_SYSEMU_SINGLESTEP): the next syscall stops at its
+// entry and is not made.
+bool Sysemu(pid_t tid, int signal, bool single_step);
 // Whether a syscall stop of `tid` is at the call's entry (PTRACE_GET_SYSCALL_INFO).
 std::optional<bool> AtSyscallEntry(pid_t tid);
 // A request of the program's own tracer that reads or writes the state of `tid`, stopped by the

@@ -92,5 +92,56 @@ TEST(EmulatedTracee, ADeathEndsTheStopAndIsReportedOnce) {
   EXPECT_FALSE(tracee.Report(true));
 }
 
+TEST(EmulatedTracee, AGroupStopOfASeizedTraceeIsAnEventStopWithSiginfo) {
+  EmulatedTracee seized(10, 10, EmulatedTracee::Origin::kSeize);
+  seized.Enter({.kind = EmulatedStop::Kind::kGroupStop, .signal = SIGSTOP, .event = abi::kEventStop});
+  EXPECT_EQ(seized.Report(true), (abi::kEventStop << 16) | (SIGSTOP << 8) | 0x7f);
+  EXPECT_TRUE(seized.Stop()->HasSigInfo());
+  EmulatedTracee attached(10, 10, EmulatedTracee::Origin::kAttach);
+  attached.Enter({.kind = EmulatedStop::Kind::kGroupStop, .signal = SIGSTOP});
+  EXPECT_EQ(attached.Report(true), (SIGSTOP << 8) | 0x7f);
+  EXPECT_FALSE(attached.Stop()->HasSigInfo());  // the kernel's EINVAL
+  EXPECT_FALSE(attached.Listen());              // not seized: EIO
+  EXPECT_TRUE(attached.Stopped());
+}
+
+TEST(EmulatedTracee, AnInterruptShowsTheStopSignalUntilASigcont) {
+  EmulatedTracee tracee(10, 10, EmulatedTracee::Origin::kSeize);
+  EXPECT_EQ(tracee.InterruptStop().WaitStatus(), (abi::kEventStop << 16) | (SIGTRAP << 8) | 0x7f);
+  tracee.Enter({.kind = EmulatedStop::Kind::kGroupStop, .signal = SIGTSTP, .event = abi::kEventStop});
+  tracee.Leave(0);
+  const EmulatedStop stopped = tracee.InterruptStop();
+  EXPECT_EQ(stopped.WaitStatus(), (abi::kEventStop << 16) | (SIGTSTP << 8) | 0x7f);
+  EXPECT_EQ(stopped.info.si_code, SIGTSTP | (abi::kEventStop << 8));
+  tracee.Enter({.signal = SIGCONT});  // its delivery: the process is no longer stopped
+  tracee.Leave(SIGCONT);
+  EXPECT_EQ(WSTOPSIG(tracee.InterruptStop().WaitStatus()), SIGTRAP);
+}
+
+TEST(EmulatedTracee, ListeningIsOutOfReachUntilTheNextStop) {
+  EmulatedTracee tracee(10, 10, EmulatedTracee::Origin::kSeize);
+  tracee.Enter({.kind = EmulatedStop::Kind::kSignal, .signal = SIGSTOP});
+  EXPECT_FALSE(tracee.Listen());  // a signal-delivery-stop is no event stop
+  tracee.Leave(SIGSTOP);
+  tracee.Enter(tracee.InterruptStop());
+  EXPECT_TRUE(tracee.Report(true));
+  EXPECT_TRUE(tracee.Listen());
+  EXPECT_TRUE(tracee.Listening());
+  EXPECT_FALSE(tracee.Stopped());
+  EXPECT_FALSE(tracee.Report(true));  // nothing new for the tracer's wait
+  tracee.Enter(tracee.InterruptStop());
+  EXPECT_FALSE(tracee.Listening());
+  EXPECT_TRUE(tracee.Report(true));
+}
+
+TEST(EmulatedTracee, AnInterruptAskedInAStopIsTakenOnce) {
+  EmulatedTracee tracee(10, 10, EmulatedTracee::Origin::kSeize);
+  EXPECT_FALSE(tracee.TakeInterrupt());
+  tracee.AskInterrupt();
+  EXPECT_TRUE(tracee.InterruptAsked());
+  EXPECT_TRUE(tracee.TakeInterrupt());
+  EXPECT_FALSE(tracee.TakeInterrupt());
+}
+
 }  // namespace
 }  // namespace chess::supervisor

@@ -39,6 +39,8 @@ class FakeServices final : public HandlerServices {
   void SetRealtime(int64_t) override {}
   void FilterInstalled(Thread&, std::vector<sock_filter>, bool) override {}
   long TraceeRequest(Thread&, int64_t, uint64_t, void*) override { return -EPERM; }
+  void InterruptTracee(Thread&) override {}
+  bool ListenTracee(Thread&) override { return false; }
 
   ThreadTable threads_;
   FdProbe fds_;
