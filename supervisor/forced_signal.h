@@ -6,6 +6,8 @@
 // emulation (timestamp_counter.cc). Pure logic; the kernel's rules are unit-tested.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -22,6 +24,24 @@ struct SignalAction {
   bool Ignored() const { return handler == 1; }
   // What an exec leaves of it: a handler becomes SIG_DFL, SIG_IGN stays.
   SignalAction AfterExec() const;
+};
+
+// Every signal's action in a process, as the program set them: SIGSEGV's for itself, the others
+// for the mask their handlers run under.
+class SignalActions {
+ public:
+  static constexpr int kSignals = 64;
+  // Signal 1 to 64; nothing else has an action.
+  const SignalAction& Of(int signal) const { return actions_[static_cast<size_t>(signal - 1)]; }
+  void Set(int signal, const SignalAction& action) { actions_[static_cast<size_t>(signal - 1)] = action; }
+  // An exec: handlers become SIG_DFL, SIG_IGN stays.
+  void ResetForExec();
+  // `signal` is delivered (its handler runs, SA_RESETHAND applied): whether `watched` is blocked
+  // while the handler runs, when it was `blocked` before.
+  bool Deliver(int signal, bool blocked, int watched);
+
+ private:
+  std::array<SignalAction, kSignals> actions_{};
 };
 
 // Whether a signal is blocked after rt_sigprocmask(how, set) (`set`: the new set's bits, bit

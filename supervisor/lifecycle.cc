@@ -88,7 +88,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     process->image = parent.process->image;  // the same program until it execs
     process->focused = parent.process->focused;
     process->shim_control = parent.process->shim_control;  // in its copy of the memory (or the same)
-    process->segv_action = parent.process->segv_action;
+    process->signal_actions = parent.process->signal_actions;
   } else {
     execution_.images.SecondThread(process->image);
   }
@@ -161,7 +161,7 @@ void Supervisor::OnExec(Thread& thread) {
   execer->announced_object = 0;
   execer->process->shim_control = 0;  // …and finds a new control word (PatchNewImage)
   // A handler does not survive the exec, the mask does: read here, for the first image too.
-  execer->process->segv_action = execer->process->segv_action.AfterExec();
+  execer->process->signal_actions.ResetForExec();
   if (auto mask = ptrace::GetSignalMask(execer->tid)) execer->segv_blocked = (*mask >> (SIGSEGV - 1)) & 1;
   execer->state = ThreadState::kRunning;
   running_ = execer;

@@ -91,8 +91,8 @@ struct Process {
   // Where the preload shim reads how to announce (seccomp/hypercall_abi.h: the control word
   // chess-trace put in its auxiliary vector at exec), or 0: no shim control in this image.
   uint64_t shim_control = 0;
-  // SIGSEGV's action as the program set it (forced_signal.h): its threads share it.
-  SignalAction segv_action;
+  // Its signals' actions as the program set them (forced_signal.h): its threads share them.
+  SignalActions signal_actions;
 
   // `info` is a signal a thread of the process is taking: a POSIX timer's carries the expiries
   // it stood for (its overrun count), as the kernel gives them at delivery. False when it is not

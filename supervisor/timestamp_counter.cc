@@ -114,9 +114,10 @@ bool Supervisor::EmulateTimestampCounter(Thread& thread) {
   if (length == 0) return false;
   // The program asked for the fault itself: the kernel's forced SIGSEGV is what it gets natively.
   if (thread.timestamp_counter == TimestampCounterMode::kFaults) return false;
-  const ForcedSignalLoss loss = LossOfForcedSignal(thread.segv_blocked, thread.process->segv_action);
+  const SignalAction& action = thread.process->signal_actions.Of(SIGSEGV);
+  const ForcedSignalLoss loss = LossOfForcedSignal(thread.segv_blocked, action);
   if (loss.action_reset) {
-    if (auto why = InjectSegvAction(thread, regs, thread.process->segv_action)) {
+    if (auto why = InjectSegvAction(thread, regs, action)) {
       Notice("could not put back the SIGSEGV action an rdtsc's trap reset to SIG_DFL (" + *why + ")");
     }
   }

@@ -52,5 +52,40 @@ TEST(LossOfForcedSignal, OnlyABlockedOrIgnoredSignalLosesAnything) {
   EXPECT_TRUE(LossOfForcedSignal(true, ignored).action_reset);
 }
 
+TEST(SignalActions, AHandlerRunsUnderItsMaskAndWithoutSaNodeferItsOwnSignal) {
+  SignalActions actions;
+  actions.Set(SIGUSR1, {.handler = 0x401000, .mask = Bit(SIGSEGV)});
+  actions.Set(SIGUSR2, {.handler = 0x401000, .mask = Bit(SIGINT)});
+  actions.Set(SIGSEGV, {.handler = 0x401000});
+  EXPECT_TRUE(actions.Deliver(SIGUSR1, false, SIGSEGV));
+  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+  EXPECT_TRUE(actions.Deliver(SIGUSR2, true, SIGSEGV));  // the mask before stays
+  EXPECT_TRUE(actions.Deliver(SIGSEGV, false, SIGSEGV));
+  actions.Set(SIGSEGV, {.handler = 0x401000, .flags = SA_NODEFER});
+  EXPECT_FALSE(actions.Deliver(SIGSEGV, false, SIGSEGV));
+}
+
+TEST(SignalActions, NoHandlerNoMaskAndResetHandDropsTheHandler) {
+  SignalActions actions;
+  actions.Set(SIGUSR1, {.handler = 1, .mask = Bit(SIGSEGV)});  // ignored: nothing runs
+  EXPECT_FALSE(actions.Deliver(SIGUSR1, false, SIGSEGV));
+  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));  // SIG_DFL
+  actions.Set(SIGUSR2, {.handler = 0x401000, .flags = SA_RESETHAND, .mask = Bit(SIGSEGV)});
+  EXPECT_TRUE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+  EXPECT_TRUE(actions.Of(SIGUSR2).Default());
+  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+}
+
+TEST(SignalActions, ExecResetsEveryHandlerAndKeepsIgnored) {
+  SignalActions actions;
+  actions.Set(SIGSEGV, {.handler = 0x401000});
+  actions.Set(SIGPIPE, {.handler = 1});
+  actions.Set(64, {.handler = 0x401000});
+  actions.ResetForExec();
+  EXPECT_TRUE(actions.Of(SIGSEGV).Default());
+  EXPECT_TRUE(actions.Of(SIGPIPE).Ignored());
+  EXPECT_TRUE(actions.Of(64).Default());
+}
+
 }  // namespace
 }  // namespace chess::supervisor
