@@ -42,4 +42,19 @@ ForcedSignalLoss LossOfForcedSignal(bool blocked, const SignalAction& action) {
   return {.unblocked = blocked, .action_reset = (blocked || action.Ignored()) && !action.Default()};
 }
 
+ForcedSignalShadow ForcedSignalShadow::ForNewProcess() const {
+  ForcedSignalShadow copy = *this;
+  copy.actions_ = std::make_shared<SignalActions>(*actions_);
+  return copy;
+}
+
+void ForcedSignalShadow::MaskChanged(int how, uint64_t set) {
+  if (const std::optional<bool> blocked = BlockedAfterMaskChange(blocked_, how, set, kForced)) blocked_ = *blocked;
+}
+
+void ForcedSignalShadow::Exec(std::optional<uint64_t> mask) {
+  actions_->ResetForExec();
+  if (mask) MaskIs(*mask);
+}
+
 }  // namespace chess::supervisor

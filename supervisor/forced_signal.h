@@ -7,8 +7,10 @@
 #pragma once
 
 #include <array>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace chess::supervisor {
@@ -59,5 +61,48 @@ ForcedSignalLoss LossOfForcedSignal(bool blocked, const SignalAction& action);
 // What PR_SET_TSC set for a thread (its values are PR_TSC_ENABLE and PR_TSC_SIGSEGV): whether
 // the program itself wants its rdtsc to fault. chess-trace's own trap is not the program's.
 enum class TimestampCounterMode : uint8_t { kEnabled = 1, kFaults = 2 };
+
+// The forced signal's shadow, as one thread sees it: SIGSEGV's blocked bit and the rdtsc mode the
+// program set in this thread, and its process's signal actions (shared by the process's threads,
+// copied by a fork). Its transitions are the kernel's events that change them; what an emulated
+// rdtsc lost is asked of it.
+class ForcedSignalShadow {
+ public:
+  ForcedSignalShadow() : actions_(std::make_shared<SignalActions>()) {}
+
+  // A new task takes its creator's mask and rdtsc mode; a thread shares its process's actions,
+  // a new process gets a copy.
+  ForcedSignalShadow ForNewThread() const { return *this; }
+  ForcedSignalShadow ForNewProcess() const;
+
+  // rt_sigaction(signal, action).
+  void ActionSet(int signal, const SignalAction& action) { actions_->Set(signal, action); }
+  // rt_sigprocmask(how, set) (`set`: bit N-1 for signal N); an unknown `how` fails and changes
+  // nothing.
+  void MaskChanged(int how, uint64_t set);
+  // The whole mask is known: rt_sigreturn's, or the one read at an exec.
+  void MaskIs(uint64_t mask) { blocked_ = (mask >> (kForced - 1)) & 1; }
+  // `signal` is delivered: its handler, if it has one, runs under its sa_mask.
+  void Delivered(int signal) { blocked_ = actions_->Deliver(signal, blocked_, kForced); }
+  // An exec: handlers dropped, SIG_IGN kept; the mask, when it could be read, as it is.
+  void Exec(std::optional<uint64_t> mask);
+  // PR_SET_TSC of the program's own.
+  void SetTimestampCounter(TimestampCounterMode mode) { timestamp_counter_ = mode; }
+
+  TimestampCounterMode TimestampCounter() const { return timestamp_counter_; }
+  // The program asked for rdtsc to fault: the kernel's SIGSEGV is what it gets natively.
+  bool ProgramWantsFault() const { return timestamp_counter_ == TimestampCounterMode::kFaults; }
+  // SIGSEGV's action as the program set it, which an injected rt_sigaction puts back.
+  const SignalAction& Action() const { return actions_->Of(kForced); }
+  // What the kernel's forced SIGSEGV took.
+  ForcedSignalLoss Loss() const { return LossOfForcedSignal(blocked_, Action()); }
+
+ private:
+  static constexpr int kForced = SIGSEGV;  // what the kernel forces for an rdtsc
+
+  std::shared_ptr<SignalActions> actions_;
+  bool blocked_ = false;
+  TimestampCounterMode timestamp_counter_ = TimestampCounterMode::kEnabled;
+};
 
 }  // namespace chess::supervisor

@@ -641,7 +641,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (&thread == running_ && ReleaseFaultingInit(thread, signal)) return;
   if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalDelivered(thread);
   // Its handler runs under its sa_mask: SIGSEGV's blocked bit follows (timestamp_counter.cc).
-  thread.segv_blocked = thread.process->signal_actions.Deliver(signal, thread.segv_blocked, SIGSEGV);
+  thread.forced_signal.Delivered(signal);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
     ptrace::Resume(thread.tid, signal);

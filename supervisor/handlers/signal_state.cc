@@ -23,15 +23,13 @@ constexpr uint64_t kSignalSetSize = 8;  // the only sigsetsize the kernel accept
 // restorer's address); its uc_sigmask is the mask the kernel restores.
 constexpr uint64_t kFrameMaskOffset = offsetof(ucontext_t, uc_sigmask);
 
-bool Watched(uint64_t set) { return (set >> (SIGSEGV - 1)) & 1; }
-
 Disposition ActionEntry(SyscallContext& ctx) {
   const int signal = static_cast<int>(ctx.Arg(0));
   if (ctx.Arg(1) == 0 || ctx.Arg(3) != kSignalSetSize) return Disposition::Native();  // a query, or EINVAL
   if (signal < 1 || signal > SignalActions::kSignals || signal == SIGKILL || signal == SIGSTOP) {
     return Disposition::Native();  // EINVAL
   }
-  if (auto action = ctx.Memory().Read<SignalAction>(ctx.Arg(1))) ctx.thread.process->signal_actions.Set(signal, *action);
+  if (auto action = ctx.Memory().Read<SignalAction>(ctx.Arg(1))) ctx.thread.forced_signal.ActionSet(signal, *action);
   return Disposition::Native();
 }
 
@@ -39,16 +37,14 @@ Disposition MaskEntry(SyscallContext& ctx) {
   if (ctx.Arg(1) == 0 || ctx.Arg(3) != kSignalSetSize) return Disposition::Native();  // a query, or EINVAL
   const std::optional<uint64_t> set = ctx.Memory().Read<uint64_t>(ctx.Arg(1));
   if (!set) return Disposition::Native();  // EFAULT
-  const std::optional<bool> blocked =
-      BlockedAfterMaskChange(ctx.thread.segv_blocked, static_cast<int>(ctx.Arg(0)), *set, SIGSEGV);
-  if (blocked) ctx.thread.segv_blocked = *blocked;
+  ctx.thread.forced_signal.MaskChanged(static_cast<int>(ctx.Arg(0)), *set);
   return Disposition::Native();
 }
 
 Disposition ReturnEntry(SyscallContext& ctx) {
   // A frame the kernel cannot read kills the thread with SIGSEGV: nothing to keep then.
   if (auto mask = ctx.Memory().Read<uint64_t>(ctx.thread.regs.Sp() + kFrameMaskOffset)) {
-    ctx.thread.segv_blocked = Watched(*mask);
+    ctx.thread.forced_signal.MaskIs(*mask);
   }
   return Disposition::Native();
 }
