@@ -68,7 +68,7 @@ namespace chess::seccomp {
   /* seccomp: the program installs a filter of its own (a fork inherits it, and PrefixState the */    \
   /* supervisor's copy) */                                                                              \
   FAMILY(Seccomp, "seccomp", .fork_safe = true)                                                         \
-  /* rt_sigaction(SIGSEGV), rt_sigprocmask: what an emulated rdtsc must leave as the program set it */ \
+  /* rt_sigaction, rt_sigprocmask, rt_sigreturn: what an emulated rdtsc must leave as it was */       \
   FAMILY(SignalState, "signal-state", .fork_safe = true)                                                \
   /* prctl of seccomp and the TSC: the program's own answers, not chess-trace's filter and trap */      \
   FAMILY(Prctl, "prctl", .fork_safe = true)                                                             \

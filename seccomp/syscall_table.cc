@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <signal.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -154,11 +153,11 @@ std::vector<SyscallRow> BuildTable() {
       // program's own state, not chess-trace's filter and rdtsc trap. The option is an int.
       {SYS_prctl, "prctl", F::kPrctl, false, {A::kInt, A::kInt, A::kAddr, _, _, _},
        {0, 0xffffffff, {PR_SET_SECCOMP, PR_GET_SECCOMP, PR_SET_TSC, PR_GET_TSC}, 4}},
-      // SIGSEGV's disposition and blocked bit, which the kernel changes when an emulated rdtsc
-      // faults (timestamp_counter.cc): rt_sigaction only for SIGSEGV.
-      {SYS_rt_sigaction, "rt_sigaction", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _},
-       {0, 0xffffffff, {SIGSEGV}, 1}},
+      // SIGSEGV's action and blocked bit, which the kernel changes when an emulated rdtsc faults
+      // (timestamp_counter.cc), and the masks handlers run under.
+      {SYS_rt_sigaction, "rt_sigaction", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _}},
       {SYS_rt_sigprocmask, "rt_sigprocmask", F::kSignalState, false, {A::kInt, A::kAddr, A::kAddr, A::kInt, _, _}},
+      {SYS_rt_sigreturn, "rt_sigreturn", F::kSignalState, false, {_, _, _, _, _, _}},
       // The program tracing its own threads: emulated, the supervisor being their one tracer.
       {SYS_ptrace, "ptrace", F::kPtrace, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
   };

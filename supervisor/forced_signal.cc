@@ -8,6 +8,21 @@ SignalAction SignalAction::AfterExec() const {
   return Ignored() ? *this : SignalAction{};
 }
 
+void SignalActions::ResetForExec() {
+  for (SignalAction& action : actions_) action = action.AfterExec();
+}
+
+bool SignalActions::Deliver(int signal, bool blocked, int watched) {
+  if (signal < 1 || signal > kSignals) return blocked;
+  SignalAction& action = actions_[static_cast<size_t>(signal - 1)];
+  if (action.Default() || action.Ignored()) return blocked;  // no handler runs
+  // handle_signal: the handler runs under the mask, its sa_mask and, without SA_NODEFER, the
+  // signal itself; SA_RESETHAND gives the signal SIG_DFL from now on.
+  const bool masked = ((action.mask >> (watched - 1)) & 1) || (signal == watched && (action.flags & SA_NODEFER) == 0);
+  if (action.flags & SA_RESETHAND) action.handler = 0;
+  return blocked || masked;
+}
+
 std::optional<bool> BlockedAfterMaskChange(bool blocked, int how, uint64_t set, int signal) {
   const bool in_set = (set >> (signal - 1)) & 1;
   switch (how) {
@@ -25,6 +40,21 @@ std::optional<bool> BlockedAfterMaskChange(bool blocked, int how, uint64_t set, 
 ForcedSignalLoss LossOfForcedSignal(bool blocked, const SignalAction& action) {
   // force_sig_info_to_task: a blocked or ignored signal gets SIG_DFL, a blocked one is unblocked.
   return {.unblocked = blocked, .action_reset = (blocked || action.Ignored()) && !action.Default()};
+}
+
+ForcedSignalShadow ForcedSignalShadow::ForNewProcess() const {
+  ForcedSignalShadow copy = *this;
+  copy.actions_ = std::make_shared<SignalActions>(*actions_);
+  return copy;
+}
+
+void ForcedSignalShadow::MaskChanged(int how, uint64_t set) {
+  if (const std::optional<bool> blocked = BlockedAfterMaskChange(blocked_, how, set, kForced)) blocked_ = *blocked;
+}
+
+void ForcedSignalShadow::Exec(std::optional<uint64_t> mask) {
+  actions_->ResetForExec();
+  if (mask) MaskIs(*mask);
 }
 
 }  // namespace chess::supervisor

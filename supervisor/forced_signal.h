@@ -6,7 +6,11 @@
 // emulation (timestamp_counter.cc). Pure logic; the kernel's rules are unit-tested.
 #pragma once
 
+#include <array>
+#include <csignal>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 namespace chess::supervisor {
@@ -24,6 +28,24 @@ struct SignalAction {
   SignalAction AfterExec() const;
 };
 
+// Every signal's action in a process, as the program set them: SIGSEGV's for itself, the others
+// for the mask their handlers run under.
+class SignalActions {
+ public:
+  static constexpr int kSignals = 64;
+  // Signal 1 to 64; nothing else has an action.
+  const SignalAction& Of(int signal) const { return actions_[static_cast<size_t>(signal - 1)]; }
+  void Set(int signal, const SignalAction& action) { actions_[static_cast<size_t>(signal - 1)] = action; }
+  // An exec: handlers become SIG_DFL, SIG_IGN stays.
+  void ResetForExec();
+  // `signal` is delivered (its handler runs, SA_RESETHAND applied): whether `watched` is blocked
+  // while the handler runs, when it was `blocked` before.
+  bool Deliver(int signal, bool blocked, int watched);
+
+ private:
+  std::array<SignalAction, kSignals> actions_{};
+};
+
 // Whether a signal is blocked after rt_sigprocmask(how, set) (`set`: the new set's bits, bit
 // N-1 for signal N) when it was `blocked` before; nullopt when the call fails (an unknown how).
 std::optional<bool> BlockedAfterMaskChange(bool blocked, int how, uint64_t set, int signal);
@@ -39,5 +61,48 @@ ForcedSignalLoss LossOfForcedSignal(bool blocked, const SignalAction& action);
 // What PR_SET_TSC set for a thread (its values are PR_TSC_ENABLE and PR_TSC_SIGSEGV): whether
 // the program itself wants its rdtsc to fault. chess-trace's own trap is not the program's.
 enum class TimestampCounterMode : uint8_t { kEnabled = 1, kFaults = 2 };
+
+// The forced signal's shadow, as one thread sees it: SIGSEGV's blocked bit and the rdtsc mode the
+// program set in this thread, and its process's signal actions (shared by the process's threads,
+// copied by a fork). Its transitions are the kernel's events that change them; what an emulated
+// rdtsc lost is asked of it.
+class ForcedSignalShadow {
+ public:
+  ForcedSignalShadow() : actions_(std::make_shared<SignalActions>()) {}
+
+  // A new task takes its creator's mask and rdtsc mode; a thread shares its process's actions,
+  // a new process gets a copy.
+  ForcedSignalShadow ForNewThread() const { return *this; }
+  ForcedSignalShadow ForNewProcess() const;
+
+  // rt_sigaction(signal, action).
+  void ActionSet(int signal, const SignalAction& action) { actions_->Set(signal, action); }
+  // rt_sigprocmask(how, set) (`set`: bit N-1 for signal N); an unknown `how` fails and changes
+  // nothing.
+  void MaskChanged(int how, uint64_t set);
+  // The whole mask is known: rt_sigreturn's, or the one read at an exec.
+  void MaskIs(uint64_t mask) { blocked_ = (mask >> (kForced - 1)) & 1; }
+  // `signal` is delivered: its handler, if it has one, runs under its sa_mask.
+  void Delivered(int signal) { blocked_ = actions_->Deliver(signal, blocked_, kForced); }
+  // An exec: handlers dropped, SIG_IGN kept; the mask, when it could be read, as it is.
+  void Exec(std::optional<uint64_t> mask);
+  // PR_SET_TSC of the program's own.
+  void SetTimestampCounter(TimestampCounterMode mode) { timestamp_counter_ = mode; }
+
+  TimestampCounterMode TimestampCounter() const { return timestamp_counter_; }
+  // The program asked for rdtsc to fault: the kernel's SIGSEGV is what it gets natively.
+  bool ProgramWantsFault() const { return timestamp_counter_ == TimestampCounterMode::kFaults; }
+  // SIGSEGV's action as the program set it, which an injected rt_sigaction puts back.
+  const SignalAction& Action() const { return actions_->Of(kForced); }
+  // What the kernel's forced SIGSEGV took.
+  ForcedSignalLoss Loss() const { return LossOfForcedSignal(blocked_, Action()); }
+
+ private:
+  static constexpr int kForced = SIGSEGV;  // what the kernel forces for an rdtsc
+
+  std::shared_ptr<SignalActions> actions_;
+  bool blocked_ = false;
+  TimestampCounterMode timestamp_counter_ = TimestampCounterMode::kEnabled;
+};
 
 }  // namespace chess::supervisor

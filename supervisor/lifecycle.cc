@@ -88,14 +88,13 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     process->image = parent.process->image;  // the same program until it execs
     process->focused = parent.process->focused;
     process->shim_control = parent.process->shim_control;  // in its copy of the memory (or the same)
-    process->segv_action = parent.process->segv_action;
   } else {
     execution_.images.SecondThread(process->image);
   }
   Thread& child = threads_.AddThread(tid, *process);
   child.filters = parent.filters;  // the kernel gives a new task its creator's seccomp filters
-  child.segv_blocked = parent.segv_blocked;  // …its signal mask, and its rdtsc mode
-  child.timestamp_counter = parent.timestamp_counter;
+  // …its signal mask and rdtsc mode, and its process's signal actions (a copy in a new process).
+  child.forced_signal = process == parent.process ? parent.forced_signal.ForNewThread() : parent.forced_signal.ForNewProcess();
   child.state = ThreadState::kReady;
   child.point = {child.id, search::OpKind::kThreadStart};
   log_->ThreadStarted(child.id, process->program_pid, child.program_tid);
@@ -163,8 +162,7 @@ void Supervisor::OnExec(Thread& thread) {
   execer->announced_object = 0;
   execer->process->shim_control = 0;  // …and finds a new control word (PatchNewImage)
   // A handler does not survive the exec, the mask does: read here, for the first image too.
-  execer->process->segv_action = execer->process->segv_action.AfterExec();
-  if (auto mask = ptrace::GetSignalMask(execer->tid)) execer->segv_blocked = (*mask >> (SIGSEGV - 1)) & 1;
+  execer->forced_signal.Exec(ptrace::GetSignalMask(execer->tid));
   execer->state = ThreadState::kRunning;
   running_ = execer;
   last_progress_ = clocks_.WallNow();

@@ -257,13 +257,18 @@ bool Supervisor::Dispatch(Thread& thread) {
                                                                          : std::nullopt);
   }
   if (parked.at == ParkedCall::At::kEntryPutOff) {
-    // A syscall put off by the budget or a replayed interrupt: its handler runs now.
+    // A syscall put off by the budget: its handler runs now. One put off by a replayed
+    // interrupt is reached again, as the recording's thread reached it after its interrupt.
     CHESS_CHECK(parked.Plain(), "a syscall put off before its handler ran has something to store");
     parked.at = ParkedCall::At::kEntry;
     thread.state = ThreadState::kRunning;
     running_ = &thread;
     ++execution_.dispatches;
-    TakeUpSyscall(thread);
+    if (thread.point.op == search::OpKind::kInterrupted) {
+      ArriveAtSyscall(thread);
+    } else {
+      TakeUpSyscall(thread);
+    }
     return true;
   }
   if (thread.traced && thread.traced->TakeVforkWait()) {

@@ -381,9 +381,14 @@ void Supervisor::OnTrappedCall(Thread& thread) {
     HandOver("at the root's exit_group(" + std::to_string(static_cast<int>(thread.call.args[0])) + ")");
     return;
   }
+  ArriveAtSyscall(thread);
+}
+
+void Supervisor::ArriveAtSyscall(Thread& thread) {
   // A replay whose recording interrupted the thread before this syscall (its slice is CPU
-  // time, which varies: here it got further): the interrupt is presented now, and the syscall
-  // is taken up when the thread is picked again, so the schedule lines up with the recording.
+  // time, which varies: here it got further): the interrupt is presented now, and the thread
+  // arrives here again when it is picked — for the recording's next interrupt, when the thread
+  // computed for more than one slice, or its fairness yield — so the schedule lines up with it.
   if (strategy_.InterruptedBefore(thread.id, thread.syscalls - 1)) {
     PutOffSyscall(thread, search::OpKind::kInterrupted);
     return;
@@ -637,6 +642,8 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
   }
   if (&thread == running_ && ReleaseFaultingInit(thread, signal)) return;
   if (&thread == running_ && !thread.process->posix_timers.empty()) TimerSignalDelivered(thread);
+  // Its handler runs under its sa_mask: SIGSEGV's blocked bit follows (timestamp_counter.cc).
+  thread.forced_signal.Delivered(signal);
   // Delivered when the thread next runs, as the kernel would have done had it not stopped.
   if (&thread == running_) {
     ptrace::Resume(thread.tid, signal);

@@ -78,6 +78,9 @@ class Supervisor final {
   void OnSeccompStop(Thread& thread);
   // A trapped syscall, or a hypercall trap, whose call is in thread.call: the same from here on.
   void OnTrappedCall(Thread& thread);
+  // The thread arrives at its trapped syscall, which no handler has looked at: where the
+  // schedule may stop it before the call (a replayed interrupt, a fairness yield).
+  void ArriveAtSyscall(Thread& thread);
   void OnInterruptStop(Thread& thread);
   void OnSyscallExitStop(Thread& thread);
   // The handler of the thread's trapped syscall decides what happens (also later: a call put

@@ -94,8 +94,6 @@ struct Process {
   // Where the preload shim reads how to announce (seccomp/hypercall_abi.h: the control word
   // chess-trace put in its auxiliary vector at exec), or 0: no shim control in this image.
   uint64_t shim_control = 0;
-  // SIGSEGV's action as the program set it (forced_signal.h): its threads share it.
-  SignalAction segv_action;
 
   // `info` is a signal a thread of the process is taking: a POSIX timer's carries the expiries
   // it stood for (its overrun count), as the kernel gives them at delivery. False when it is not
@@ -289,10 +287,9 @@ struct Thread {
   // its own; kept across exec). The kernel runs them on every syscall of the thread, those
   // chess-trace injects or rewrites included.
   seccomp::FilterChain filters;
-  // Whether the program blocked SIGSEGV in this thread, and the rdtsc mode it asked for
-  // (forced_signal.h): a creator's, kept across exec.
-  bool segv_blocked = false;
-  TimestampCounterMode timestamp_counter = TimestampCounterMode::kEnabled;
+  // SIGSEGV's state as the program set it, which an emulated rdtsc must leave as it was
+  // (forced_signal.h): its blocked bit and rdtsc mode here, the actions its process's threads share.
+  ForcedSignalShadow forced_signal;
 
   // An emulated timed wait released to the kernel for a signal: if the kernel restarts it with
   // restart_syscall, the wait goes on until the same deadline.

@@ -113,10 +113,10 @@ bool Supervisor::EmulateTimestampCounter(Thread& thread) {
   const int length = CounterInstructionLength(thread.tid, regs.Ip(), with_processor_id);
   if (length == 0) return false;
   // The program asked for the fault itself: the kernel's forced SIGSEGV is what it gets natively.
-  if (thread.timestamp_counter == TimestampCounterMode::kFaults) return false;
-  const ForcedSignalLoss loss = LossOfForcedSignal(thread.segv_blocked, thread.process->segv_action);
+  if (thread.forced_signal.ProgramWantsFault()) return false;
+  const ForcedSignalLoss loss = thread.forced_signal.Loss();
   if (loss.action_reset) {
-    if (auto why = InjectSegvAction(thread, regs, thread.process->segv_action)) {
+    if (auto why = InjectSegvAction(thread, regs, thread.forced_signal.Action())) {
       Notice("could not put back the SIGSEGV action an rdtsc's trap reset to SIG_DFL (" + *why + ")");
     }
   }

@@ -30,16 +30,16 @@ Disposition PrctlEntry(SyscallContext& ctx) {
   }
   if (!ctx.services.Time().IsVirtual()) return Disposition::Native();  // no trap of chess-trace's
   if (Option(ctx) == PR_GET_TSC) {
-    const int mode = static_cast<int>(ctx.thread.timestamp_counter);
+    const int mode = static_cast<int>(ctx.thread.forced_signal.TimestampCounter());
     return Disposition::Complete(ctx.Memory().Write(ctx.Arg(1), mode) ? 0 : -EFAULT);
   }
   // PR_SET_TSC
   switch (ctx.Arg(1)) {
     case PR_TSC_ENABLE:
-      ctx.thread.timestamp_counter = TimestampCounterMode::kEnabled;
+      ctx.thread.forced_signal.SetTimestampCounter(TimestampCounterMode::kEnabled);
       return Disposition::Complete(0);
     case PR_TSC_SIGSEGV:
-      ctx.thread.timestamp_counter = TimestampCounterMode::kFaults;
+      ctx.thread.forced_signal.SetTimestampCounter(TimestampCounterMode::kFaults);
       return Disposition::Complete(0);
     default:
       return Disposition::Complete(-EINVAL);

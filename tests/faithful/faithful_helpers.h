@@ -1,10 +1,12 @@
 // What the faithful programs share; header-only, because each program is one .c file.
 #pragma once
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,4 +59,35 @@ static inline void in_child(void (*body)(void)) {
   }
   int status = 0;
   waitpid(child, &status, 0);
+}
+
+// rdtsc, which chess-trace traps with a forced SIGSEGV.
+static inline void read_counter(void) {
+  unsigned int low, high;
+  __asm__ __volatile__("rdtsc" : "=a"(low), "=d"(high));
+}
+
+// A SIGSEGV handler that recovers from a fault made on purpose (fault_on_purpose).
+static sigjmp_buf fault_recovery __attribute__((unused));
+static volatile int faults_caught __attribute__((unused));
+
+static inline void recover_from_fault(int signal_number) {
+  (void)signal_number;
+  ++faults_caught;
+  siglongjmp(fault_recovery, 1);
+}
+
+static inline void catch_faults(void) {
+  struct sigaction caught = {.sa_handler = recover_from_fault};
+  sigaction(SIGSEGV, &caught, NULL);
+}
+
+// Writes to a page it may not write, and says whether the handler caught the fault.
+static inline void fault_on_purpose(void) {
+  volatile char* page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (sigsetjmp(fault_recovery, 1) == 0) {
+    page[0] = 1;
+    printf("no fault\n");
+  }
+  printf("faults caught: %d\n", faults_caught);
 }

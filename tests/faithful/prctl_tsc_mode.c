@@ -5,7 +5,6 @@
 // faithful-hold
 #define _GNU_SOURCE
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -23,11 +22,6 @@ static void skip_rdtsc(int signal_number, siginfo_t* info, void* context) {
   ++faults;
   fault_code = info->si_code;
   ((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP] += 2;
-}
-
-static void read_counter(void) {
-  uint32_t low, high;
-  __asm__ __volatile__("rdtsc" : "=a"(low), "=d"(high));
 }
 
 static int tsc_mode(void) {

@@ -5,42 +5,23 @@
 // still installed, must catch the fault.
 // faithful-hold
 #define _GNU_SOURCE
-#include <setjmp.h>
 #include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "faithful_helpers.h"
 
-static sigjmp_buf recover;
-static volatile int faults;
-
-static void on_fault(int signal_number) {
-  (void)signal_number;
-  ++faults;
-  siglongjmp(recover, 1);
-}
-
-static uint64_t read_counter(void) {
-  uint32_t low, high;
-  __asm__ __volatile__("rdtsc" : "=a"(low), "=d"(high));
-  return ((uint64_t)high << 32) | low;
-}
-
 int main(int argc, char** argv) {
-  struct sigaction caught = {.sa_handler = on_fault};
-  sigaction(SIGSEGV, &caught, NULL);
+  catch_faults();
   sigset_t segv;
   sigemptyset(&segv);
   sigaddset(&segv, SIGSEGV);
 
   // Blocked, with a handler: after the rdtsc it is still blocked and still caught.
   sigprocmask(SIG_BLOCK, &segv, NULL);
-  (void)read_counter();
+  read_counter();
   print_signal_lines("blocked: ");
   hold_if_asked(argc, argv);
   sigprocmask(SIG_UNBLOCK, &segv, NULL);
@@ -49,19 +30,14 @@ int main(int argc, char** argv) {
   struct sigaction previous;
   struct sigaction ignored = {.sa_handler = SIG_IGN};
   sigaction(SIGSEGV, &ignored, &previous);
-  (void)read_counter();
+  read_counter();
   print_signal_lines("ignored: ");
   sigaction(SIGSEGV, &previous, NULL);
 
   // A handler, blocked in between: the fault is caught.
   sigprocmask(SIG_BLOCK, &segv, NULL);
-  (void)read_counter();
+  read_counter();
   sigprocmask(SIG_UNBLOCK, &segv, NULL);
-  volatile char* page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (sigsetjmp(recover, 1) == 0) {
-    page[0] = 1;
-    printf("no fault\n");
-  }
-  printf("faults caught: %d\n", faults);
+  fault_on_purpose();
   return 0;
 }

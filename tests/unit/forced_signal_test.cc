@@ -52,5 +52,99 @@ TEST(LossOfForcedSignal, OnlyABlockedOrIgnoredSignalLosesAnything) {
   EXPECT_TRUE(LossOfForcedSignal(true, ignored).action_reset);
 }
 
+TEST(SignalActions, AHandlerRunsUnderItsMaskAndWithoutSaNodeferItsOwnSignal) {
+  SignalActions actions;
+  actions.Set(SIGUSR1, {.handler = 0x401000, .mask = Bit(SIGSEGV)});
+  actions.Set(SIGUSR2, {.handler = 0x401000, .mask = Bit(SIGINT)});
+  actions.Set(SIGSEGV, {.handler = 0x401000});
+  EXPECT_TRUE(actions.Deliver(SIGUSR1, false, SIGSEGV));
+  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+  EXPECT_TRUE(actions.Deliver(SIGUSR2, true, SIGSEGV));  // the mask before stays
+  EXPECT_TRUE(actions.Deliver(SIGSEGV, false, SIGSEGV));
+  actions.Set(SIGSEGV, {.handler = 0x401000, .flags = SA_NODEFER});
+  EXPECT_FALSE(actions.Deliver(SIGSEGV, false, SIGSEGV));
+}
+
+TEST(SignalActions, NoHandlerNoMaskAndResetHandDropsTheHandler) {
+  SignalActions actions;
+  actions.Set(SIGUSR1, {.handler = 1, .mask = Bit(SIGSEGV)});  // ignored: nothing runs
+  EXPECT_FALSE(actions.Deliver(SIGUSR1, false, SIGSEGV));
+  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));  // SIG_DFL
+  actions.Set(SIGUSR2, {.handler = 0x401000, .flags = SA_RESETHAND, .mask = Bit(SIGSEGV)});
+  EXPECT_TRUE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+  EXPECT_TRUE(actions.Of(SIGUSR2).Default());
+  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+}
+
+TEST(SignalActions, ExecResetsEveryHandlerAndKeepsIgnored) {
+  SignalActions actions;
+  actions.Set(SIGSEGV, {.handler = 0x401000});
+  actions.Set(SIGPIPE, {.handler = 1});
+  actions.Set(64, {.handler = 0x401000});
+  actions.ResetForExec();
+  EXPECT_TRUE(actions.Of(SIGSEGV).Default());
+  EXPECT_TRUE(actions.Of(SIGPIPE).Ignored());
+  EXPECT_TRUE(actions.Of(64).Default());
+}
+
+TEST(ForcedSignalShadow, ThreadsShareTheActionsAndANewProcessCopiesThem) {
+  ForcedSignalShadow creator;
+  ForcedSignalShadow thread = creator.ForNewThread();
+  ForcedSignalShadow process = creator.ForNewProcess();
+  creator.ActionSet(SIGSEGV, {.handler = 0x401000});
+  EXPECT_EQ(thread.Action().handler, 0x401000u);
+  EXPECT_TRUE(process.Action().Default());
+  process.ActionSet(SIGSEGV, {.handler = 1});
+  EXPECT_EQ(creator.Action().handler, 0x401000u);
+}
+
+TEST(ForcedSignalShadow, TheMaskIsEachThreadsAndACreatorsAtTheStart) {
+  ForcedSignalShadow creator;
+  creator.ActionSet(SIGSEGV, {.handler = 0x401000});
+  creator.MaskChanged(SIG_BLOCK, Bit(SIGSEGV));
+  ForcedSignalShadow thread = creator.ForNewThread();
+  EXPECT_TRUE(thread.Loss().unblocked);
+  thread.MaskChanged(SIG_UNBLOCK, Bit(SIGSEGV));
+  EXPECT_FALSE(thread.Loss().Any());
+  EXPECT_TRUE(creator.Loss().unblocked);
+  creator.MaskChanged(99, 0);  // EINVAL: nothing changes
+  EXPECT_TRUE(creator.Loss().unblocked);
+}
+
+TEST(ForcedSignalShadow, AHandlersMaskLastsUntilItsReturnRestoresTheMaskOfBefore) {
+  ForcedSignalShadow shadow;
+  shadow.ActionSet(SIGSEGV, {.handler = 0x401000});
+  shadow.ActionSet(SIGUSR1, {.handler = 0x402000, .mask = Bit(SIGSEGV)});
+  shadow.Delivered(SIGUSR1);
+  EXPECT_TRUE(shadow.Loss().unblocked);
+  EXPECT_TRUE(shadow.Loss().action_reset);
+  shadow.MaskIs(Bit(SIGUSR2));  // rt_sigreturn
+  EXPECT_FALSE(shadow.Loss().Any());
+}
+
+TEST(ForcedSignalShadow, AnExecDropsHandlersKeepsIgnoredAndReadsTheMask) {
+  ForcedSignalShadow shadow;
+  shadow.ActionSet(SIGSEGV, {.handler = 0x401000});
+  shadow.Exec(Bit(SIGSEGV));
+  EXPECT_TRUE(shadow.Action().Default());
+  EXPECT_TRUE(shadow.Loss().unblocked);
+  EXPECT_FALSE(shadow.Loss().action_reset);
+  shadow.ActionSet(SIGSEGV, {.handler = 1});
+  shadow.Exec(std::nullopt);  // the mask could not be read: the one known stays
+  EXPECT_TRUE(shadow.Action().Ignored());
+  EXPECT_TRUE(shadow.Loss().unblocked);
+  EXPECT_TRUE(shadow.Loss().action_reset);
+}
+
+TEST(ForcedSignalShadow, TheProgramsOwnRdtscModeIsKeptAndInherited) {
+  ForcedSignalShadow shadow;
+  EXPECT_EQ(shadow.TimestampCounter(), TimestampCounterMode::kEnabled);
+  EXPECT_FALSE(shadow.ProgramWantsFault());
+  shadow.SetTimestampCounter(TimestampCounterMode::kFaults);
+  EXPECT_TRUE(shadow.ProgramWantsFault());
+  EXPECT_TRUE(shadow.ForNewProcess().ProgramWantsFault());
+  EXPECT_TRUE(shadow.ForNewThread().ProgramWantsFault());
+}
+
 }  // namespace
 }  // namespace chess::supervisor
