@@ -84,6 +84,18 @@ class DecodedFile {
   uint64_t instructions_;
 };
 
+// A decoded file as one process maps it: a site's run-time address is its address + load_bias
+// (ElfFile::LoadBias). What the breakpoints are planted from.
+struct MappedCode {
+  std::shared_ptr<const DecodedFile> file;
+  uint64_t load_bias = 0;
+  // The sites whose run-time addresses lie in [begin, end).
+  std::span<const CodeSite> SitesIn(uint64_t begin, uint64_t end) const {
+    if (end <= load_bias) return {};
+    return file->SitesIn(begin < load_bias ? 0 : begin - load_bias, end - load_bias);
+  }
+};
+
 // Decodes every function of `file` with Zydis (64-bit mode).
 DecodedFile Decode(const ElfFile& file);
 

@@ -283,4 +283,14 @@ std::optional<std::string_view> ElfFile::CodeAt(uint64_t address, uint64_t size)
   return std::nullopt;
 }
 
+std::optional<uint64_t> ElfFile::LoadBias(uint64_t mapping_start, uint64_t mapping_file_offset) const {
+  constexpr uint64_t kPage = 4096;
+  for (const ExecutableSegment& segment : segments_) {
+    if (segment.file_offset >= mapping_file_offset && segment.file_offset - mapping_file_offset < kPage) {
+      return mapping_start + (segment.file_offset - mapping_file_offset) - segment.address;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace chess::code

@@ -38,6 +38,12 @@ class ElfFile {
   const std::string& build_id() const { return build_id_; }
   // The file's bytes at [address, address + size) when an executable segment holds them all.
   std::optional<std::string_view> CodeAt(uint64_t address, uint64_t size) const;
+  // The load bias of a mapping of one executable segment: what a process adds to this file's
+  // addresses, from the mapping's start and file offset as /proc/PID/maps shows them (the
+  // segment's offset rounded down to its page). Nothing when no executable segment maps there.
+  std::optional<uint64_t> LoadBias(uint64_t mapping_start, uint64_t mapping_file_offset) const;
+  // The whole file.
+  std::string_view bytes() const { return bytes_; }
 
  private:
   std::string bytes_;

@@ -216,6 +216,25 @@ TEST(CodeSites, PthreadMutexLockInLibcHoldsALockedCmpxchg) {
   EXPECT_GT(decoded.functions().size(), 1000u);
 }
 
+TEST(CodeSites, ALibcMappingAnswersInRunTimeAddresses) {
+  const std::optional<ElfFile> libc = ElfFile::Read(Libc());
+  ASSERT_TRUE(libc);
+  ASSERT_FALSE(libc->executable_segments().empty());
+  const ExecutableSegment& text = libc->executable_segments().front();
+  constexpr uint64_t kBias = 0x7f1234560000;
+  const std::optional<uint64_t> bias = libc->LoadBias(kBias + (text.address & ~0xfffull), text.file_offset & ~0xfffull);
+  ASSERT_TRUE(bias);
+  EXPECT_EQ(*bias, kBias);
+  EXPECT_FALSE(libc->LoadBias(kBias, text.file_offset + 0x100000000));
+  const MappedCode mapped{std::make_shared<const DecodedFile>(Decode(*libc)), *bias};
+  const std::span<const CodeSite> all = mapped.file->sites();
+  ASSERT_GT(all.size(), 2u);
+  const std::span<const CodeSite> first_two = mapped.SitesIn(all[0].address + kBias, all[1].address + kBias + 1);
+  ASSERT_EQ(first_two.size(), 2u);
+  EXPECT_EQ(first_two[0].address, all[0].address);
+  EXPECT_TRUE(mapped.SitesIn(0, kBias).empty());
+}
+
 TEST(CodeCache, DecodesAFileOnceAndACopyWithTheSameBuildIdNotAgain) {
   Workdir dir;
   const std::string binary = dir.Compile("o2", "-O2 -Wl,--build-id");
