@@ -12,6 +12,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <iterator>
+#include <vector>
 
 #include "supervisor/code/code_sites.h"
 
@@ -30,6 +32,8 @@ __attribute__((noinline)) void do_fence(void) { atomic_thread_fence(memory_order
 __attribute__((noinline)) int do_plain(void) { plain = plain + 1; return plain; }
 int main(void) { do_store(do_fetch_add() + do_cas(1)); do_fence(); return do_plain() == 0; }
 )";
+std::string Libc() { return "/lib/x86_64-linux-gnu/libc.so.6"; }
+
 const char* const kFunctions[] = {"do_fetch_add", "do_cas", "do_store", "do_fence", "do_plain"};
 
 std::string Shell(const std::string& command) {
@@ -88,9 +92,11 @@ std::map<std::string, Disassembled> Objdump(const std::string& binary) {
 }
 
 // objdump's atomic instructions and fences, in AT&T syntax: a lock prefix, xchg with a memory
-// operand (parenthesised), or a fence mnemonic.
+// operand (parenthesised, or fs/gs-based like glibc's `xchg %eax,%fs:0x1c`), or a fence mnemonic.
 bool AtomicOrFence(const std::string& text) {
-  return text.rfind("lock ", 0) == 0 || (text.rfind("xchg", 0) == 0 && text.find('(') != std::string::npos) ||
+  const bool memory = text.find('(') != std::string::npos || text.find("%fs:") != std::string::npos ||
+                      text.find("%gs:") != std::string::npos;
+  return text.rfind("lock ", 0) == 0 || (text.rfind("xchg", 0) == 0 && memory) ||
          text.rfind("mfence", 0) == 0 || text.rfind("lfence", 0) == 0 || text.rfind("sfence", 0) == 0;
 }
 
@@ -190,8 +196,6 @@ TEST(CodeSites, CodeWithNoFunctionStartIsNotDecoded) {
   EXPECT_FALSE(with_symbols.SitesIn(fetch_add, fetch_add + 32).empty());
 }
 
-std::string Libc() { return "/lib/x86_64-linux-gnu/libc.so.6"; }
-
 TEST(CodeSites, PthreadMutexLockInLibcHoldsALockedCmpxchg) {
   const std::optional<ElfFile> libc = ElfFile::Read(Libc());
   ASSERT_TRUE(libc);
@@ -214,6 +218,31 @@ TEST(CodeSites, PthreadMutexLockInLibcHoldsALockedCmpxchg) {
   EXPECT_TRUE(locked_cmpxchg);
   EXPECT_FALSE(libc->build_id().empty());
   EXPECT_GT(decoded.functions().size(), 1000u);
+}
+
+// The whole of libc: the atomics and fences found are exactly those objdump's sweep shows (glibc's
+// code is all inside functions its symbols or FDEs start, so nothing is missed by not sweeping).
+TEST(CodeSites, EveryAtomicAndFenceOfLibcIsFoundAndNothingElse) {
+  std::set<uint64_t> expected, found;
+  for (const auto& [name, function] : Objdump(Libc())) {
+    for (const auto& [address, text] : function.instructions) {
+      if (AtomicOrFence(text)) expected.insert(address);
+    }
+  }
+  const std::optional<ElfFile> libc = ElfFile::Read(Libc());
+  ASSERT_TRUE(libc);
+  const DecodedFile decoded = Decode(*libc);
+  for (const CodeSite& site : decoded.sites()) {
+    if (site.kind != SiteKind::kAccess) found.insert(site.address);
+  }
+  EXPECT_GT(expected.size(), 100u);
+  std::vector<uint64_t> missed, extra;
+  std::set_difference(expected.begin(), expected.end(), found.begin(), found.end(), std::back_inserter(missed));
+  std::set_difference(found.begin(), found.end(), expected.begin(), expected.end(), std::back_inserter(extra));
+  EXPECT_TRUE(missed.empty()) << missed.size() << " missed, the first at 0x" << std::hex
+                              << (missed.empty() ? 0 : missed.front());
+  EXPECT_TRUE(extra.empty()) << extra.size() << " not in objdump, the first at 0x" << std::hex
+                             << (extra.empty() ? 0 : extra.front());
 }
 
 TEST(CodeSites, ALibcMappingAnswersInRunTimeAddresses) {
