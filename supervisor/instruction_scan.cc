@@ -1,59 +1,26 @@
 #include "supervisor/instruction_scan.h"
 
-#include <elf.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include "supervisor/code/elf_file.h"
 
 namespace chess::supervisor {
 namespace {
 
-template <typename T>
-bool ReadAt(const std::string& bytes, uint64_t offset, T* value) {
-  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return false;
-  std::memcpy(value, bytes.data() + offset, sizeof(T));
-  return true;
-}
-
-struct Symbol {
-  uint64_t start;
-  uint64_t size;
-  std::string name;
-};
-
-// Function symbols of .symtab and .dynsym, sorted by address.
-std::vector<Symbol> FunctionSymbols(const std::string& bytes, const Elf64_Ehdr& header) {
-  std::vector<Symbol> symbols;
-  for (unsigned i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr section{};
-    if (!ReadAt(bytes, header.e_shoff + uint64_t{i} * header.e_shentsize, &section)) break;
-    if ((section.sh_type != SHT_SYMTAB && section.sh_type != SHT_DYNSYM) || section.sh_entsize != sizeof(Elf64_Sym)) {
-      continue;
-    }
-    Elf64_Shdr strings{};
-    if (!ReadAt(bytes, header.e_shoff + uint64_t{section.sh_link} * header.e_shentsize, &strings)) continue;
-    for (uint64_t at = 0; at + sizeof(Elf64_Sym) <= section.sh_size; at += sizeof(Elf64_Sym)) {
-      Elf64_Sym symbol{};
-      if (!ReadAt(bytes, section.sh_offset + at, &symbol)) break;
-      if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_value == 0) continue;
-      const uint64_t name_at = strings.sh_offset + symbol.st_name;
-      if (name_at >= bytes.size()) continue;
-      const char* name = bytes.data() + name_at;
-      symbols.push_back({symbol.st_value, symbol.st_size, std::string(name, strnlen(name, bytes.size() - name_at))});
-    }
-  }
-  std::sort(symbols.begin(), symbols.end(), [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+// Function symbols sorted by address, to name the function around a site.
+std::vector<code::FunctionSymbol> SortedFunctionSymbols(std::string_view bytes) {
+  std::vector<code::FunctionSymbol> symbols = code::FunctionSymbols(bytes);
+  std::sort(symbols.begin(), symbols.end(),
+            [](const code::FunctionSymbol& a, const code::FunctionSymbol& b) { return a.start < b.start; });
   return symbols;
 }
 
-std::string FunctionAt(const std::vector<Symbol>& symbols, uint64_t address) {
+std::string FunctionAt(const std::vector<code::FunctionSymbol>& symbols, uint64_t address) {
   auto after = std::upper_bound(symbols.begin(), symbols.end(), address,
-                                [](uint64_t value, const Symbol& s) { return value < s.start; });
+                                [](uint64_t value, const code::FunctionSymbol& s) { return value < s.start; });
   if (after == symbols.begin()) return {};
-  const Symbol& symbol = *std::prev(after);
+  const code::FunctionSymbol& symbol = *std::prev(after);
   if (symbol.size != 0 && address >= symbol.start + symbol.size) return {};
   return symbol.name;
 }
@@ -62,39 +29,30 @@ std::string FunctionAt(const std::vector<Symbol>& symbols, uint64_t address) {
 
 std::vector<InstructionSite> FindUntrappableInstructions(const std::string& path) {
   std::vector<InstructionSite> sites;
-  std::ifstream file(path, std::ios::binary);
+  const std::optional<code::ElfFile> file = code::ElfFile::Read(path);
   if (!file) return sites;
-  const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  Elf64_Ehdr header{};
-  if (!ReadAt(bytes, 0, &header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr)) {
-    return sites;
-  }
-  std::vector<Symbol> symbols;
+  std::vector<code::FunctionSymbol> symbols;
   bool symbols_read = false;
-  for (unsigned i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr segment{};
-    if (!ReadAt(bytes, header.e_phoff + uint64_t{i} * sizeof(Elf64_Phdr), &segment)) break;
-    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0 || segment.p_offset >= bytes.size()) continue;
-    const uint64_t end = std::min<uint64_t>(bytes.size(), segment.p_offset + segment.p_filesz);
+  for (const code::ExecutableSegment& segment : file->executable_segments()) {
+    const std::string_view bytes = *file->CodeAt(segment.address, segment.size);
     // 0F C7 with a register operand: reg field 6 is rdrand, 7 rdseed (F3 0F C7 /7 is rdpid).
-    for (uint64_t at = segment.p_offset; at + 3 <= end; ++at) {
+    for (uint64_t at = 0; at + 3 <= bytes.size(); ++at) {
       if (static_cast<uint8_t>(bytes[at]) != 0x0f || static_cast<uint8_t>(bytes[at + 1]) != 0xc7) continue;
       const auto modrm = static_cast<uint8_t>(bytes[at + 2]);
       if ((modrm & 0xc0) != 0xc0) continue;
       const unsigned reg = (modrm >> 3) & 7;
       if (reg != 6 && reg != 7) continue;
       uint64_t start = at;
-      if (start > segment.p_offset && (static_cast<uint8_t>(bytes[start - 1]) & 0xf0) == 0x40) --start;  // REX
-      const uint8_t prefix = start > segment.p_offset ? static_cast<uint8_t>(bytes[start - 1]) : 0;
+      if (start > 0 && (static_cast<uint8_t>(bytes[start - 1]) & 0xf0) == 0x40) --start;  // REX
+      const uint8_t prefix = start > 0 ? static_cast<uint8_t>(bytes[start - 1]) : 0;
       if (reg == 7 && prefix == 0xf3) continue;
       if (!symbols_read) {
-        symbols = FunctionSymbols(bytes, header);
+        symbols = SortedFunctionSymbols(file->bytes());
         symbols_read = true;
       }
       InstructionSite site;
       site.file = path;
-      site.address = segment.p_vaddr + (start - segment.p_offset);
+      site.address = segment.address + start;
       site.instruction = reg == 6 ? "rdrand" : "rdseed";
       site.function = FunctionAt(symbols, site.address);
       sites.push_back(std::move(site));

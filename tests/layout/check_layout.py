@@ -16,7 +16,8 @@ The rules:
                thread table and remote memory, never on the event loop or the ptrace calls.
   ptrace       only supervisor/ptrace/ includes <sys/ptrace.h> or <linux/ptrace.h>, or calls
                ptrace(), syscall(SYS_ptrace…), waitpid(), wait4() or waitid().
-  one-include  only seccomp/filter.cc includes <seccomp.h>; only trace/compression.cc <zstd.h>.
+  one-include  only seccomp/filter.cc includes <seccomp.h>; only trace/compression.cc <zstd.h>;
+               only supervisor/code/decode.cc <Zydis/Zydis.h>.
 """
 import os
 import re
@@ -49,7 +50,8 @@ def is_family_handler(path, files):
     """A handlers/ source with no header of its own: one syscall family's handler."""
     return path.endswith(".cc") and path[:-3] + ".h" not in files
 
-ONLY_ONE_INCLUDER = {"seccomp.h": "seccomp/filter.cc", "zstd.h": "trace/compression.cc"}
+ONLY_ONE_INCLUDER = {"seccomp.h": "seccomp/filter.cc", "zstd.h": "trace/compression.cc",
+                     "Zydis/Zydis.h": "supervisor/code/decode.cc"}
 
 PTRACE_HEADERS = ("sys/ptrace.h", "linux/ptrace.h")
 # A call, not a mention: `ptrace::Resume(` and `event.waitpid` are not calls of the libc function.
