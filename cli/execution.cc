@@ -162,8 +162,10 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
     messages.Say(problem->message);
     return problem->exit_code;
   }
-  const bool cross_process = settings.sync_points == SyncPoints::kProcesses;
-  auto filter = seccomp::CompileFilter(seccomp::TrappedRows(cross_process), settings.observe_all);
+  const bool cross_process = settings.sync_points >= SyncPoints::kProcesses;
+  const bool atomics = settings.sync_points >= SyncPoints::kAtomics;
+  auto filter = seccomp::CompileFilter(seccomp::TrappedRows({.cross_process = cross_process, .code_mappings = atomics}),
+                                       settings.observe_all);
   if (!filter) {
     messages.Say(filter.error());
     return kExitError;

@@ -23,6 +23,7 @@ enum class OpKind : uint8_t {
   kIo,            // moves data through a pipe or socket another thread can see
   kSyscall,       // any other trapped syscall that is a scheduling point
   kFairnessYield, // gave way at a syscall that would not have stopped it: its slice was used up
+  kAtomic,        // before an atomic instruction of the program's code (a breakpoint, not a syscall)
 };
 
 struct SchedulingPoint {
@@ -33,8 +34,11 @@ struct SchedulingPoint {
   bool is_release = false;
   int64_t syscall = -1;   // the syscall the thread stopped in (an opaque number here), or -1
   uint64_t index = 0;     // after how many of its trapped syscalls the thread stopped here
+  // kAtomic: the instruction's address in the program (resource is the memory it touches,
+  // is_write whether it writes there: a read-modify-write or a store; a fence touches none).
+  uint64_t instruction = 0;
 };
 
-inline constexpr OpKind kLastOpKind = OpKind::kFairnessYield;
+inline constexpr OpKind kLastOpKind = OpKind::kAtomic;
 
 }  // namespace chess::search

@@ -187,10 +187,12 @@ bool TrapCondition::Matches(const uint64_t (&call_args)[6]) const {
 
 std::span<const SyscallRow> SyscallTable() { return Table(); }
 
-std::vector<SyscallRow> TrappedRows(bool cross_process_points) {
+std::vector<SyscallRow> TrappedRows(TrapLayers layers) {
   std::vector<SyscallRow> rows;
   for (const SyscallRow& row : Table()) {
-    if (cross_process_points || !row.cross_process) rows.push_back(row);
+    if (row.cross_process && !layers.cross_process) continue;
+    if (row.code_mapping && !layers.code_mappings) continue;
+    rows.push_back(row);
   }
   return rows;
 }

@@ -39,13 +39,22 @@ struct SyscallRow {
   // Trapped only with cross-process scheduling points (--sync-points processes): the call
   // publishes or looks up a name other processes share, and nothing else needs it.
   bool cross_process = false;
+  // Trapped only with atomic points (--sync-points atomics): the call maps code, whose atomic
+  // instructions get their breakpoints before it runs.
+  bool code_mapping = false;
+};
+
+// The layers of scheduling points the filter traps rows for, besides the rows every run traps.
+struct TrapLayers {
+  bool cross_process = false;  // rows marked cross_process
+  bool code_mappings = false;  // rows marked code_mapping
 };
 
 // Every trapped syscall of the host architecture, sorted by number.
 std::span<const SyscallRow> SyscallTable();
 
-// The rows a filter traps: every row, or all but the cross-process ones.
-std::vector<SyscallRow> TrappedRows(bool cross_process_points);
+// The rows a filter traps: those every run traps, and those of the layers asked for.
+std::vector<SyscallRow> TrappedRows(TrapLayers layers);
 
 // The row for `nr`, or nullptr when the syscall is not trapped. It names a stop's family (the
 // filter's data bits are not read back: see SyscallFamily).

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "search/atomic_points.h"
 #include "search/determinism_check.h"
 #include "search/outcome.h"
 #include "supervisor/report/backtrace.h"
@@ -104,6 +105,9 @@ struct ExecutionResult {
   // What the calls that create, remove or rename shared names found there, in order
   // (SupervisorOptions::watch_names; syscall_digest.h's NameEvents).
   std::vector<search::SyscallEvent> names;
+  // With atomic points (SupervisorOptions::atomic_points): what the execution planted, stopped
+  // at and learned.
+  search::AtomicPointCount atomics;
 };
 
 }  // namespace chess::supervisor

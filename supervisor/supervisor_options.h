@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "search/atomic_points.h"
 #include "search/determinism_check.h"
 #include "search/execution_log.h"
 #include "supervisor/execution_result.h"
@@ -31,6 +32,10 @@ struct SupervisorOptions {
   // Reads, writes and polls of pipes and sockets are scheduling points (for a search); a run
   // that only needs to be faithful lets ready I/O through without stopping to decide.
   bool io_points = false;
+  // Atomic points (--sync-points atomics): breakpoints before the atomic instructions of the
+  // program's code, in the plan's mode; nullopt: none. The filter must trap code mappings
+  // (seccomp::TrapLayers::code_mappings) so that libraries are patched before they run.
+  std::optional<search::AtomicPointPlan> atomic_points;
   // --focus: the programs whose threads the search explores (by the basename of the exec'd
   // file or of the executable); the other processes run without preemptions. Empty: all.
   std::vector<std::string> focus;

@@ -1,0 +1,50 @@
+// Atomic points: which atomic instructions of the program are scheduling points. A search learns
+// them from one execution that stops at every atomic instruction and parks at none (kLearn): the
+// sites more than one thread executed there are the search's points (kPoints), the same in every
+// execution of the search and in a replay of one of its traces, so that the schedule space does
+// not change under the search's feet. Pure data: the supervisor plants and stops, the commands
+// decide the mode, traces keep the sites.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <set>
+#include <string>
+
+namespace chess::search {
+
+// An instruction of the program, named the same way in every execution and every process that
+// maps its file: the file's path as the process mapped it, and the instruction's address in the
+// file's own numbering (p_vaddr; the run-time address minus the mapping's load bias).
+struct CodeLocation {
+  std::string module;
+  uint64_t address = 0;
+  auto operator<=>(const CodeLocation&) const = default;
+};
+
+struct AtomicPointPlan {
+  enum class Mode : uint8_t {
+    kLearn,   // stop at every atomic instruction, park at none; note who executed each
+    kPoints,  // park before the instructions of `sites`, and plant nothing elsewhere
+  };
+  Mode mode = Mode::kLearn;
+  std::set<CodeLocation> sites;
+  // How many atomic points one execution may park at; past it the rest run through, and the
+  // execution says so (a program with millions of atomic operations still finishes). Counted in
+  // the order the execution reaches them, so a replay stops at the same ones.
+  uint64_t max_points = 10'000;
+};
+
+// What an execution with atomic points saw of them (ExecutionResult::atomics).
+struct AtomicPointCount {
+  uint64_t planted = 0;        // breakpoints planted, over every image of the tree
+  uint64_t stops = 0;          // times a thread stopped at one
+  uint64_t points = 0;         // of those, scheduling points (kPoints)
+  bool capped = false;         // max_points was reached: later atomic operations ran through
+  std::set<CodeLocation> shared;  // kLearn: the sites two or more threads executed
+  uint64_t learned_sites = 0;  // kLearn: the sites any thread executed
+  // Files whose code could not be decoded or patched, and why (a JIT's writable code).
+  std::set<std::string> refused;
+};
+
+}  // namespace chess::search
