@@ -44,12 +44,13 @@ const char* SyncPointsName(SyncPoints level) {
     case SyncPoints::kSyscalls: return "syscalls";
     case SyncPoints::kAuto: return "auto";
     case SyncPoints::kProcesses: return "processes";
+    case SyncPoints::kAtomics: return "atomics";
   }
   return "syscalls";
 }
 
 std::optional<SyncPoints> ParseSyncPoints(const std::string& word) {
-  for (SyncPoints level : {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses}) {
+  for (SyncPoints level : {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses, SyncPoints::kAtomics}) {
     if (word == SyncPointsName(level)) return level;
   }
   return std::nullopt;
