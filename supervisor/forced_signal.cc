@@ -12,15 +12,16 @@ void SignalActions::ResetForExec() {
   for (SignalAction& action : actions_) action = action.AfterExec();
 }
 
-bool SignalActions::Deliver(int signal, bool blocked, int watched) {
-  if (signal < 1 || signal > kSignals) return blocked;
+uint64_t SignalActions::Deliver(int signal) {
+  if (signal < 1 || signal > kSignals) return 0;
   SignalAction& action = actions_[static_cast<size_t>(signal - 1)];
-  if (action.Default() || action.Ignored()) return blocked;  // no handler runs
+  if (action.Default() || action.Ignored()) return 0;  // no handler runs
   // handle_signal: the handler runs under the mask, its sa_mask and, without SA_NODEFER, the
   // signal itself; SA_RESETHAND gives the signal SIG_DFL from now on.
-  const bool masked = ((action.mask >> (watched - 1)) & 1) || (signal == watched && (action.flags & SA_NODEFER) == 0);
+  uint64_t blocks = action.mask;
+  if ((action.flags & SA_NODEFER) == 0) blocks |= uint64_t{1} << (signal - 1);
   if (action.flags & SA_RESETHAND) action.handler = 0;
-  return blocked || masked;
+  return blocks;
 }
 
 std::optional<bool> BlockedAfterMaskChange(bool blocked, int how, uint64_t set, int signal) {
@@ -49,7 +50,12 @@ ForcedSignalShadow ForcedSignalShadow::ForNewProcess() const {
 }
 
 void ForcedSignalShadow::MaskChanged(int how, uint64_t set) {
-  if (const std::optional<bool> blocked = BlockedAfterMaskChange(blocked_, how, set, kForced)) blocked_ = *blocked;
+  for (const int forced : {SIGSEGV, SIGTRAP}) {
+    const std::optional<bool> blocked = BlockedAfterMaskChange(Blocked(forced), how, set, forced);
+    if (!blocked) return;  // an unknown `how`: the call fails and changes nothing
+    const uint64_t bit = uint64_t{1} << (forced - 1);
+    blocked_ = *blocked ? blocked_ | bit : blocked_ & ~bit;
+  }
 }
 
 void ForcedSignalShadow::Exec(std::optional<uint64_t> mask) {

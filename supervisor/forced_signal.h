@@ -1,9 +1,10 @@
-// What an emulated rdtsc must leave as the program set it. With PR_TSC_SIGSEGV an rdtsc faults
-// and the kernel forces a SIGSEGV on the thread (force_sig): when SIGSEGV is blocked it unblocks
-// it, and when it is blocked or ignored it resets its action to SIG_DFL — all before the
-// supervisor sees the fault. Natively the rdtsc changes nothing, so SIGSEGV's action and blocked
-// bit are kept here as the program set them (handlers/signal_state.cc) and put back after the
-// emulation (timestamp_counter.cc). Pure logic; the kernel's rules are unit-tested.
+// What chess-trace's own traps must leave as the program set it. With PR_TSC_SIGSEGV an rdtsc
+// faults and the kernel forces a SIGSEGV on the thread (force_sig); an int3 chess-trace planted
+// before an atomic instruction forces a SIGTRAP the same way. Forcing a signal unblocks it when it
+// is blocked, and resets its action to SIG_DFL when it is blocked or ignored — all before the
+// supervisor sees the trap. Natively neither trap exists, so the forced signals' actions and
+// blocked bits are kept here as the program set them (handlers/signal_state.cc) and put back
+// after the trap (forced_signal_undo.cc). Pure logic; the kernel's rules are unit-tested.
 #pragma once
 
 #include <array>
@@ -38,9 +39,9 @@ class SignalActions {
   void Set(int signal, const SignalAction& action) { actions_[static_cast<size_t>(signal - 1)] = action; }
   // An exec: handlers become SIG_DFL, SIG_IGN stays.
   void ResetForExec();
-  // `signal` is delivered (its handler runs, SA_RESETHAND applied): whether `watched` is blocked
-  // while the handler runs, when it was `blocked` before.
-  bool Deliver(int signal, bool blocked, int watched);
+  // `signal` is delivered (its handler runs, SA_RESETHAND applied): the signals it blocks while
+  // the handler runs, besides those blocked before (bit N-1 for signal N; none without a handler).
+  uint64_t Deliver(int signal);
 
  private:
   std::array<SignalAction, kSignals> actions_{};
@@ -50,7 +51,7 @@ class SignalActions {
 // N-1 for signal N) when it was `blocked` before; nullopt when the call fails (an unknown how).
 std::optional<bool> BlockedAfterMaskChange(bool blocked, int how, uint64_t set, int signal);
 
-// What the kernel's forced SIGSEGV took from a program whose SIGSEGV was `blocked` with `action`.
+// What the kernel's forcing of a signal took from a program that had it `blocked` with `action`.
 struct ForcedSignalLoss {
   bool unblocked = false;     // it was blocked: the kernel unblocked it
   bool action_reset = false;  // it was blocked or ignored, with an action other than SIG_DFL
@@ -62,10 +63,10 @@ ForcedSignalLoss LossOfForcedSignal(bool blocked, const SignalAction& action);
 // the program itself wants its rdtsc to fault. chess-trace's own trap is not the program's.
 enum class TimestampCounterMode : uint8_t { kEnabled = 1, kFaults = 2 };
 
-// The forced signal's shadow, as one thread sees it: SIGSEGV's blocked bit and the rdtsc mode the
-// program set in this thread, and its process's signal actions (shared by the process's threads,
-// copied by a fork). Its transitions are the kernel's events that change them; what an emulated
-// rdtsc lost is asked of it.
+// The forced signals' shadow, as one thread sees it: the blocked bits of SIGSEGV (an rdtsc's trap)
+// and SIGTRAP (a breakpoint's) and the rdtsc mode the program set in this thread, and its
+// process's signal actions (shared by the process's threads, copied by a fork). Its transitions
+// are the kernel's events that change them; what a trap lost is asked of it.
 class ForcedSignalShadow {
  public:
   ForcedSignalShadow() : actions_(std::make_shared<SignalActions>()) {}
@@ -81,9 +82,9 @@ class ForcedSignalShadow {
   // nothing.
   void MaskChanged(int how, uint64_t set);
   // The whole mask is known: rt_sigreturn's, or the one read at an exec.
-  void MaskIs(uint64_t mask) { blocked_ = (mask >> (kForced - 1)) & 1; }
+  void MaskIs(uint64_t mask) { blocked_ = mask & kForcedSignals; }
   // `signal` is delivered: its handler, if it has one, runs under its sa_mask.
-  void Delivered(int signal) { blocked_ = actions_->Deliver(signal, blocked_, kForced); }
+  void Delivered(int signal) { blocked_ |= actions_->Deliver(signal) & kForcedSignals; }
   // An exec: handlers dropped, SIG_IGN kept; the mask, when it could be read, as it is.
   void Exec(std::optional<uint64_t> mask);
   // PR_SET_TSC of the program's own.
@@ -92,16 +93,18 @@ class ForcedSignalShadow {
   TimestampCounterMode TimestampCounter() const { return timestamp_counter_; }
   // The program asked for rdtsc to fault: the kernel's SIGSEGV is what it gets natively.
   bool ProgramWantsFault() const { return timestamp_counter_ == TimestampCounterMode::kFaults; }
-  // SIGSEGV's action as the program set it, which an injected rt_sigaction puts back.
-  const SignalAction& Action() const { return actions_->Of(kForced); }
-  // What the kernel's forced SIGSEGV took.
-  ForcedSignalLoss Loss() const { return LossOfForcedSignal(blocked_, Action()); }
+  // A forced signal's action as the program set it, which an injected rt_sigaction puts back.
+  const SignalAction& Action(int forced) const { return actions_->Of(forced); }
+  // What the kernel's forcing of `forced` (SIGSEGV or SIGTRAP) took.
+  ForcedSignalLoss Loss(int forced) const { return LossOfForcedSignal(Blocked(forced), Action(forced)); }
 
  private:
-  static constexpr int kForced = SIGSEGV;  // what the kernel forces for an rdtsc
+  // What the kernel forces for chess-trace's traps: SIGSEGV for an rdtsc, SIGTRAP for an int3.
+  static constexpr uint64_t kForcedSignals = (uint64_t{1} << (SIGSEGV - 1)) | (uint64_t{1} << (SIGTRAP - 1));
+  bool Blocked(int forced) const { return (blocked_ >> (forced - 1)) & 1; }
 
   std::shared_ptr<SignalActions> actions_;
-  bool blocked_ = false;
+  uint64_t blocked_ = 0;  // of the forced signals only
   TimestampCounterMode timestamp_counter_ = TimestampCounterMode::kEnabled;
 };
 

@@ -102,6 +102,10 @@ class Supervisor final {
   void Resume(Thread& thread, int signal = 0);
   // rdtsc or rdtscp faulted (PR_TSC_SIGSEGV): answer from the virtual clock (timestamp_counter.cc).
   bool EmulateTimestampCounter(Thread& thread);
+  // Puts back what the kernel's forcing of `signal` (SIGSEGV, SIGTRAP) took for one of
+  // chess-trace's traps, at the trap's stop with registers `at_trap` (forced_signal_undo.cc):
+  // the thread may be left at an injected call's exit stop, to be resumed with its registers set.
+  void UndoForcedSignal(Thread& thread, const Registers& at_trap, int signal);
 
   // The program's own seccomp filters (sandbox.cc).
   // A SIGTRAP of the running thread that is the preload shim's hypercall trap: handled as a

@@ -57,23 +57,22 @@ TEST(SignalActions, AHandlerRunsUnderItsMaskAndWithoutSaNodeferItsOwnSignal) {
   actions.Set(SIGUSR1, {.handler = 0x401000, .mask = Bit(SIGSEGV)});
   actions.Set(SIGUSR2, {.handler = 0x401000, .mask = Bit(SIGINT)});
   actions.Set(SIGSEGV, {.handler = 0x401000});
-  EXPECT_TRUE(actions.Deliver(SIGUSR1, false, SIGSEGV));
-  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));
-  EXPECT_TRUE(actions.Deliver(SIGUSR2, true, SIGSEGV));  // the mask before stays
-  EXPECT_TRUE(actions.Deliver(SIGSEGV, false, SIGSEGV));
+  EXPECT_EQ(actions.Deliver(SIGUSR1), Bit(SIGSEGV) | Bit(SIGUSR1));
+  EXPECT_EQ(actions.Deliver(SIGUSR2), Bit(SIGINT) | Bit(SIGUSR2));
+  EXPECT_EQ(actions.Deliver(SIGSEGV), Bit(SIGSEGV));
   actions.Set(SIGSEGV, {.handler = 0x401000, .flags = SA_NODEFER});
-  EXPECT_FALSE(actions.Deliver(SIGSEGV, false, SIGSEGV));
+  EXPECT_EQ(actions.Deliver(SIGSEGV), 0u);
 }
 
 TEST(SignalActions, NoHandlerNoMaskAndResetHandDropsTheHandler) {
   SignalActions actions;
   actions.Set(SIGUSR1, {.handler = 1, .mask = Bit(SIGSEGV)});  // ignored: nothing runs
-  EXPECT_FALSE(actions.Deliver(SIGUSR1, false, SIGSEGV));
-  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));  // SIG_DFL
+  EXPECT_EQ(actions.Deliver(SIGUSR1), 0u);
+  EXPECT_EQ(actions.Deliver(SIGUSR2), 0u);  // SIG_DFL
   actions.Set(SIGUSR2, {.handler = 0x401000, .flags = SA_RESETHAND, .mask = Bit(SIGSEGV)});
-  EXPECT_TRUE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+  EXPECT_EQ(actions.Deliver(SIGUSR2), Bit(SIGSEGV) | Bit(SIGUSR2));
   EXPECT_TRUE(actions.Of(SIGUSR2).Default());
-  EXPECT_FALSE(actions.Deliver(SIGUSR2, false, SIGSEGV));
+  EXPECT_EQ(actions.Deliver(SIGUSR2), 0u);
 }
 
 TEST(SignalActions, ExecResetsEveryHandlerAndKeepsIgnored) {
@@ -92,10 +91,10 @@ TEST(ForcedSignalShadow, ThreadsShareTheActionsAndANewProcessCopiesThem) {
   ForcedSignalShadow thread = creator.ForNewThread();
   ForcedSignalShadow process = creator.ForNewProcess();
   creator.ActionSet(SIGSEGV, {.handler = 0x401000});
-  EXPECT_EQ(thread.Action().handler, 0x401000u);
-  EXPECT_TRUE(process.Action().Default());
+  EXPECT_EQ(thread.Action(SIGSEGV).handler, 0x401000u);
+  EXPECT_TRUE(process.Action(SIGSEGV).Default());
   process.ActionSet(SIGSEGV, {.handler = 1});
-  EXPECT_EQ(creator.Action().handler, 0x401000u);
+  EXPECT_EQ(creator.Action(SIGSEGV).handler, 0x401000u);
 }
 
 TEST(ForcedSignalShadow, TheMaskIsEachThreadsAndACreatorsAtTheStart) {
@@ -103,12 +102,12 @@ TEST(ForcedSignalShadow, TheMaskIsEachThreadsAndACreatorsAtTheStart) {
   creator.ActionSet(SIGSEGV, {.handler = 0x401000});
   creator.MaskChanged(SIG_BLOCK, Bit(SIGSEGV));
   ForcedSignalShadow thread = creator.ForNewThread();
-  EXPECT_TRUE(thread.Loss().unblocked);
+  EXPECT_TRUE(thread.Loss(SIGSEGV).unblocked);
   thread.MaskChanged(SIG_UNBLOCK, Bit(SIGSEGV));
-  EXPECT_FALSE(thread.Loss().Any());
-  EXPECT_TRUE(creator.Loss().unblocked);
+  EXPECT_FALSE(thread.Loss(SIGSEGV).Any());
+  EXPECT_TRUE(creator.Loss(SIGSEGV).unblocked);
   creator.MaskChanged(99, 0);  // EINVAL: nothing changes
-  EXPECT_TRUE(creator.Loss().unblocked);
+  EXPECT_TRUE(creator.Loss(SIGSEGV).unblocked);
 }
 
 TEST(ForcedSignalShadow, AHandlersMaskLastsUntilItsReturnRestoresTheMaskOfBefore) {
@@ -116,24 +115,24 @@ TEST(ForcedSignalShadow, AHandlersMaskLastsUntilItsReturnRestoresTheMaskOfBefore
   shadow.ActionSet(SIGSEGV, {.handler = 0x401000});
   shadow.ActionSet(SIGUSR1, {.handler = 0x402000, .mask = Bit(SIGSEGV)});
   shadow.Delivered(SIGUSR1);
-  EXPECT_TRUE(shadow.Loss().unblocked);
-  EXPECT_TRUE(shadow.Loss().action_reset);
+  EXPECT_TRUE(shadow.Loss(SIGSEGV).unblocked);
+  EXPECT_TRUE(shadow.Loss(SIGSEGV).action_reset);
   shadow.MaskIs(Bit(SIGUSR2));  // rt_sigreturn
-  EXPECT_FALSE(shadow.Loss().Any());
+  EXPECT_FALSE(shadow.Loss(SIGSEGV).Any());
 }
 
 TEST(ForcedSignalShadow, AnExecDropsHandlersKeepsIgnoredAndReadsTheMask) {
   ForcedSignalShadow shadow;
   shadow.ActionSet(SIGSEGV, {.handler = 0x401000});
   shadow.Exec(Bit(SIGSEGV));
-  EXPECT_TRUE(shadow.Action().Default());
-  EXPECT_TRUE(shadow.Loss().unblocked);
-  EXPECT_FALSE(shadow.Loss().action_reset);
+  EXPECT_TRUE(shadow.Action(SIGSEGV).Default());
+  EXPECT_TRUE(shadow.Loss(SIGSEGV).unblocked);
+  EXPECT_FALSE(shadow.Loss(SIGSEGV).action_reset);
   shadow.ActionSet(SIGSEGV, {.handler = 1});
   shadow.Exec(std::nullopt);  // the mask could not be read: the one known stays
-  EXPECT_TRUE(shadow.Action().Ignored());
-  EXPECT_TRUE(shadow.Loss().unblocked);
-  EXPECT_TRUE(shadow.Loss().action_reset);
+  EXPECT_TRUE(shadow.Action(SIGSEGV).Ignored());
+  EXPECT_TRUE(shadow.Loss(SIGSEGV).unblocked);
+  EXPECT_TRUE(shadow.Loss(SIGSEGV).action_reset);
 }
 
 TEST(ForcedSignalShadow, TheProgramsOwnRdtscModeIsKeptAndInherited) {
@@ -144,6 +143,25 @@ TEST(ForcedSignalShadow, TheProgramsOwnRdtscModeIsKeptAndInherited) {
   EXPECT_TRUE(shadow.ProgramWantsFault());
   EXPECT_TRUE(shadow.ForNewProcess().ProgramWantsFault());
   EXPECT_TRUE(shadow.ForNewThread().ProgramWantsFault());
+}
+
+TEST(ForcedSignalShadow, SigtrapIsShadowedBesideSigsegvEachWithItsOwnBit) {
+  ForcedSignalShadow shadow;
+  shadow.ActionSet(SIGTRAP, {.handler = 0x403000});
+  shadow.MaskChanged(SIG_BLOCK, Bit(SIGTRAP));
+  EXPECT_TRUE(shadow.Loss(SIGTRAP).unblocked);
+  EXPECT_TRUE(shadow.Loss(SIGTRAP).action_reset);
+  EXPECT_FALSE(shadow.Loss(SIGSEGV).Any());
+  shadow.ActionSet(SIGUSR1, {.handler = 0x402000, .mask = Bit(SIGSEGV)});
+  shadow.MaskChanged(SIG_UNBLOCK, Bit(SIGTRAP));
+  shadow.Delivered(SIGUSR1);
+  EXPECT_FALSE(shadow.Loss(SIGTRAP).Any());
+  EXPECT_TRUE(shadow.Loss(SIGSEGV).unblocked);
+  shadow.MaskChanged(99, Bit(SIGTRAP));  // EINVAL: neither bit changes
+  EXPECT_FALSE(shadow.Loss(SIGTRAP).Any());
+  shadow.MaskIs(Bit(SIGTRAP));
+  EXPECT_TRUE(shadow.Loss(SIGTRAP).unblocked);
+  EXPECT_FALSE(shadow.Loss(SIGSEGV).Any());
 }
 
 }  // namespace

@@ -1,0 +1,66 @@
+#include "supervisor/injected_call.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <vector>
+
+#include "supervisor/clock.h"
+#include "supervisor/ptrace/ptrace.h"
+#include "supervisor/ptrace/remote_memory.h"
+#include "supervisor/sandbox.h"
+
+namespace chess::supervisor {
+
+std::optional<uint64_t> VdsoSyscallInstruction(pid_t tid) {
+  std::ifstream maps("/proc/" + std::to_string(tid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("[vdso]") == std::string::npos) continue;
+    uint64_t start = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64, &start, &end) != 2 || end <= start) return std::nullopt;
+    std::vector<uint8_t> code(end - start);
+    if (!RemoteMemory(tid).Read(start, code.data(), code.size())) return std::nullopt;
+    for (size_t i = 0; i + 1 < code.size(); ++i) {
+      if (code[i] == 0x0f && code[i + 1] == 0x05) return start + i;
+    }
+  }
+  return std::nullopt;
+}
+
+std::variant<int64_t, std::string> InjectSyscall(const Thread& thread, const Registers& at_stop, int64_t nr,
+                                                 const std::array<uint64_t, 6>& args) {
+  constexpr int64_t kGiveUpNanos = 1'000'000'000;  // the call cannot wait: only a dying thread is slower
+  const std::optional<uint64_t> instruction = VdsoSyscallInstruction(thread.tid);
+  if (!instruction) return std::string("no syscall instruction in its vDSO");
+  Registers call = at_stop;
+  user_regs_struct& raw = call.raw();
+  raw.rip = *instruction;
+  raw.rax = static_cast<uint64_t>(nr);
+  raw.rdi = args[0];
+  raw.rsi = args[1];
+  raw.rdx = args[2];
+  raw.r10 = args[3];
+  raw.r8 = args[4];
+  raw.r9 = args[5];
+  if (!FiltersPermit(thread, SeccompDataOf(nr, call, *instruction + 2), false)) {
+    return std::string("its own seccomp filter refuses the call");
+  }
+  bool done = ptrace::SetRegisters(thread.tid, call) && ptrace::ResumeToSyscallExit(thread.tid);
+  // The call's entry stop, chess-trace's seccomp stop if its filter traps the call, its exit.
+  const MonoNanos give_up = RealClock().Monotonic() + kGiveUpNanos;
+  for (int syscall_stops = 0; done && syscall_stops < 2;) {
+    const auto event = ptrace::WaitFor(thread.tid, [give_up] { return RealClock().Monotonic() > give_up; });
+    if (!event || (event->kind != ptrace::StopKind::kSyscallTrap && event->kind != ptrace::StopKind::kSeccomp)) {
+      done = false;
+      break;
+    }
+    if (event->kind == ptrace::StopKind::kSyscallTrap) ++syscall_stops;
+    if (syscall_stops < 2) done = ptrace::ResumeToSyscallExit(thread.tid);
+  }
+  Registers after;
+  if (!done || !ptrace::GetRegisters(thread.tid, after)) return std::string("the thread did not come back from the call");
+  return after.Return();
+}
+
+}  // namespace chess::supervisor
