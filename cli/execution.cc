@@ -202,6 +202,7 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   supervisor::SupervisorOptions& options = prepared.options;
   options.slice = std::chrono::nanoseconds(static_cast<int64_t>(settings.slice_ms * 1e6));
   options.io_points = cross_process;
+  if (atomics) options.atomic_points = search::AtomicPointPlan{};  // a learning execution
   if (settings.external_wait_seconds) {
     options.external_wait = std::chrono::nanoseconds(static_cast<int64_t>(*settings.external_wait_seconds * 1e9));
   }

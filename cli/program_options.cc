@@ -104,8 +104,8 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                      "writes, bind, listen, connect, accept, shutdown, unlink, rename, mkdir, open with "
                      "O_CREAT, mknod, wait4 — so races between the processes of a harness are explored; "
                      "`auto` trims those for speed (default: " + defaults.sync_points_text + ")")
-      ->check(OneOf({"syscalls", "auto", "processes"}))
-      ->type_name("syscalls|auto|processes");
+      ->check(OneOf({"syscalls", "auto", "processes", "atomics"}))
+      ->type_name("syscalls|auto|processes|atomics");
   command.add_option("command", options.command,
                      "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");

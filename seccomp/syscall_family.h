@@ -73,7 +73,9 @@ namespace chess::seccomp {
   /* prctl of seccomp and the TSC: the program's own answers, not chess-trace's filter and trap */      \
   FAMILY(Prctl, "prctl", .fork_safe = true)                                                             \
   /* ptrace: the program's tracing of its own threads, carried out by the supervisor */                 \
-  FAMILY(Ptrace, "ptrace")
+  FAMILY(Ptrace, "ptrace")                                                                              \
+  /* mmap, mprotect with PROT_EXEC: code appears, whose atomic instructions get breakpoints */         \
+  FAMILY(CodeMapping, "code-mapping", .fork_safe = true)
 
 #define CHESS_FAMILY_ENUMERATOR(Name, ...) k##Name,
 // A family's value is the data chess-trace's filter returns with SECCOMP_RET_TRACE for its rows.

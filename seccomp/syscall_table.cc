@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 
 #include <algorithm>
@@ -160,6 +161,15 @@ std::vector<SyscallRow> BuildTable() {
       {SYS_rt_sigreturn, "rt_sigreturn", F::kSignalState, false, {_, _, _, _, _, _}},
       // The program tracing its own threads: emulated, the supervisor being their one tracer.
       {SYS_ptrace, "ptrace", F::kPtrace, false, {A::kInt, A::kPid, A::kAddr, A::kAddr, _, _}},
+      // Code appearing (ld.so mapping a library's text, dlopen, a JIT): with atomic points its
+      // atomic instructions get their breakpoints at the call's exit, before any of it runs.
+      // Only calls that make memory executable: prot is the third argument of all three.
+      {SYS_mmap, "mmap", F::kCodeMapping, false, {A::kAddr, A::kInt, A::kFlags, A::kFlags, A::kFd, A::kHex},
+       {2, PROT_EXEC, {PROT_EXEC}, 1}, false, true},
+      {SYS_mprotect, "mprotect", F::kCodeMapping, false, {A::kAddr, A::kInt, A::kFlags, _, _, _},
+       {2, PROT_EXEC, {PROT_EXEC}, 1}, false, true},
+      {SYS_pkey_mprotect, "pkey_mprotect", F::kCodeMapping, false, {A::kAddr, A::kInt, A::kFlags, A::kInt, _, _},
+       {2, PROT_EXEC, {PROT_EXEC}, 1}, false, true},
   };
   for (long i = 0; i < kHypercallCount; ++i) {
     rows.push_back({kHypercallFirst + i, "chess_hypercall", F::kHypercall, false,

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "supervisor/atomic_points.h"
 #include "search/random.h"
 #include "search/scheduling_point.h"
 #include "supervisor/execution_result.h"
@@ -39,6 +40,8 @@ struct ExecutionState {
   // False once the prefix made a syscall or stop that a copy of its process would not repeat:
   // no fork server's template then (Supervisor::WhyNotForkable).
   bool prefix_forkable = true;
+  // With atomic points: every address space's breakpoints, and what the execution learned.
+  AtomicPointState atomics;
 };
 
 }  // namespace chess::supervisor

@@ -48,18 +48,28 @@ std::variant<int64_t, std::string> InjectSyscall(const Thread& thread, const Reg
   }
   bool done = ptrace::SetRegisters(thread.tid, call) && ptrace::ResumeToSyscallExit(thread.tid);
   // The call's entry stop, chess-trace's seccomp stop if its filter traps the call, its exit.
+  // Stopped inside a syscall of its own (an exec's event stop), the thread first reports that
+  // call's exit, whose return value overwrote rax: a syscall stop counts only with rip just past
+  // the injected instruction, and at the other the call's registers are set again.
   const MonoNanos give_up = RealClock().Monotonic() + kGiveUpNanos;
+  Registers after;
   for (int syscall_stops = 0; done && syscall_stops < 2;) {
     const auto event = ptrace::WaitFor(thread.tid, [give_up] { return RealClock().Monotonic() > give_up; });
     if (!event || (event->kind != ptrace::StopKind::kSyscallTrap && event->kind != ptrace::StopKind::kSeccomp)) {
       done = false;
       break;
     }
-    if (event->kind == ptrace::StopKind::kSyscallTrap) ++syscall_stops;
-    if (syscall_stops < 2) done = ptrace::ResumeToSyscallExit(thread.tid);
+    if (event->kind == ptrace::StopKind::kSyscallTrap) {
+      done = ptrace::GetRegisters(thread.tid, after);
+      if (done && after.Ip() == *instruction + 2) {
+        ++syscall_stops;
+      } else if (done) {
+        done = ptrace::SetRegisters(thread.tid, call);
+      }
+    }
+    if (done && syscall_stops < 2) done = ptrace::ResumeToSyscallExit(thread.tid);
   }
-  Registers after;
-  if (!done || !ptrace::GetRegisters(thread.tid, after)) return std::string("the thread did not come back from the call");
+  if (!done) return std::string("the thread did not come back from the call");
   return after.Return();
 }
 

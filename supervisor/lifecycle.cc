@@ -88,6 +88,8 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     process->image = parent.process->image;  // the same program until it execs
     process->focused = parent.process->focused;
     process->shim_control = parent.process->shim_control;  // in its copy of the memory (or the same)
+    // A copy of the memory holds copies of the breakpoints and their pages.
+    if (space != parent.process->address_space) AtomicPoints::Forked(execution_.atomics, parent.process->address_space, space);
   } else {
     execution_.images.SecondThread(process->image);
   }
@@ -167,6 +169,7 @@ void Supervisor::OnExec(Thread& thread) {
   running_ = execer;
   last_progress_ = clocks_.WallNow();
   PatchNewImage(*execer);
+  ImageLoaded(*execer);
   if (!execer->traced || !TraceExec(*execer, former_program_tid)) ResumeAsTracerAsked(*execer);
   SettleVforkParent(*execer->process);
 }

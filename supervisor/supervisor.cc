@@ -43,6 +43,10 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
   if (options_.seed) execution_.random.emplace(*options_.seed);
   if (options_.log != nullptr) log_ = options_.log;
   if (options_.shared_init != nullptr) init_ = options_.shared_init;
+  if (options_.atomic_points) {
+    atomic_points_.emplace(*options_.atomic_points, options_.code_cache != nullptr ? *options_.code_cache : own_code_cache_,
+                           options_.preload_shim, [this](const std::string& text) { Notice(text); });
+  }
 }
 
 Result<void> Supervisor::Isolate(const LaunchSpec& spec) {
@@ -176,6 +180,7 @@ ExecutionResult Supervisor::Run(const LaunchSpec& spec) {
   result.images = execution_.images.All();
   result.decision_stacks = std::move(execution_.decision_stacks);
   result.names = std::move(execution_.names);
+  result.atomics = std::move(execution_.atomics.count);
   result.threads_created = threads_.ThreadsCreated();
   result.wall_seconds = static_cast<double>(clocks_.WallNow() - started) / 1e9;
   if (clocks_.Virtual() != nullptr) result.virtual_seconds = static_cast<double>(clocks_.Virtual()->Elapsed()) / 1e9;
@@ -611,7 +616,7 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
-  if (signal == SIGTRAP && &thread == running_ && OnHypercallTrap(thread)) return;
+  if (signal == SIGTRAP && &thread == running_ && (OnBreakpoint(thread) || OnHypercallTrap(thread))) return;
   if (signal == SIGSYS && &thread == running_) {
     // Its filter's RET_TRAP for a call chess-trace made it make?
     if (auto why = InterferenceTrapped(thread, clocks_.Virtual() != nullptr)) {

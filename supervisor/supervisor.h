@@ -11,6 +11,7 @@
 
 #include "search/strategy.h"
 #include "search/strategy_tape.h"
+#include "supervisor/atomic_points.h"
 #include "supervisor/clock.h"
 #include "supervisor/execution_result.h"
 #include "supervisor/execution_state.h"
@@ -106,6 +107,15 @@ class Supervisor final {
   // chess-trace's traps, at the trap's stop with registers `at_trap` (forced_signal_undo.cc):
   // the thread may be left at an injected call's exit stop, to be resumed with its registers set.
   void UndoForcedSignal(Thread& thread, const Registers& at_trap, int signal);
+
+  // Atomic points (atomic_points.h). A SIGTRAP of the running thread at one of the breakpoints:
+  // it runs the instruction, or parks before it as a scheduling point (false: not ours).
+  bool OnBreakpoint(Thread& thread);
+  // [begin, end) became executable in the thread's process: its breakpoints are planted (true:
+  // a call was injected, the thread's registers must be stored again).
+  bool CodeMapped(Thread& thread, uint64_t begin, uint64_t end);
+  // A new image in the thread's process, at its exec stop.
+  void ImageLoaded(Thread& thread);
 
   // The program's own seccomp filters (sandbox.cc).
   // A SIGTRAP of the running thread that is the preload shim's hypercall trap: handled as a
@@ -252,6 +262,8 @@ class Supervisor final {
   std::optional<ExecutionResult> result_;
   MonoNanos started_ = 0;
   SyncObjectNames sync_object_names_;
+  code::CodeCache own_code_cache_;  // when the options give none
+  std::optional<AtomicPoints> atomic_points_;
 };
 
 }  // namespace chess::supervisor

@@ -13,6 +13,7 @@
 #include "search/atomic_points.h"
 #include "search/determinism_check.h"
 #include "search/execution_log.h"
+#include "supervisor/code/code_sites.h"
 #include "supervisor/execution_result.h"
 #include "supervisor/world/fork_server.h"
 #include "supervisor/world/isolation.h"
@@ -36,6 +37,9 @@ struct SupervisorOptions {
   // program's code, in the plan's mode; nullopt: none. The filter must trap code mappings
   // (seccomp::TrapLayers::code_mappings) so that libraries are patched before they run.
   std::optional<search::AtomicPointPlan> atomic_points;
+  // Where decoded files are kept between executions, so a search decodes each file once (owned
+  // by whoever runs many executions); null: this execution decodes for itself.
+  code::CodeCache* code_cache = nullptr;
   // --focus: the programs whose threads the search explores (by the basename of the exec'd
   // file or of the executable); the other processes run without preemptions. Empty: all.
   std::vector<std::string> focus;

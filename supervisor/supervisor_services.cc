@@ -89,6 +89,7 @@ long SupervisorServices::TraceeRequest(Thread& tracee, int64_t request, uint64_t
 }
 
 void SupervisorServices::InterruptTracee(Thread& tracee) { supervisor_.InterruptTracee(tracee); }
+bool SupervisorServices::CodeMapped(Thread& thread, uint64_t begin, uint64_t end) { return supervisor_.CodeMapped(thread, begin, end); }
 
 bool SupervisorServices::ListenTracee(Thread& tracee) { return supervisor_.ListenTracee(tracee); }
 

@@ -38,6 +38,7 @@ class SupervisorServices final : public HandlerServices {
   long TraceeRequest(Thread& tracee, int64_t request, uint64_t addr, void* data) override;
   void InterruptTracee(Thread& tracee) override;
   bool ListenTracee(Thread& tracee) override;
+  bool CodeMapped(Thread& thread, uint64_t begin, uint64_t end) override;
 
  private:
   Supervisor& supervisor_;

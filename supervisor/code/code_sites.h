@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,13 +57,16 @@ struct CodeSite {
   // The memory operands the instruction uses (none for a fence); an instruction with two (movs,
   // cmpxchg with memory is one) lists each.
   std::vector<MemoryAccess> accesses;
+  // The offset in the instruction of its 32-bit rip-relative displacement, when it has one: a
+  // copy run elsewhere must move it (supervisor/breakpoints.h).
+  std::optional<uint8_t> rip_displacement_at;
 };
 
 // What decoding one file found.
 class DecodedFile {
  public:
   DecodedFile(std::vector<FunctionRange> functions, std::vector<CodeSite> sites, std::vector<FunctionRange> undecoded,
-              uint64_t instructions);
+              uint64_t instructions, std::vector<ExecutableSegment> segments = {});
 
   // Sorted by address, each once.
   const std::vector<CodeSite>& sites() const { return sites_; }
@@ -76,12 +80,18 @@ class DecodedFile {
   // tails of functions where decoding failed: never guessed, so no site lies there.
   const std::vector<FunctionRange>& undecoded() const { return undecoded_; }
   uint64_t instructions() const { return instructions_; }
+  // As ElfFile::LoadBias: what a process adds to this file's addresses, from one executable
+  // mapping's start and file offset.
+  std::optional<uint64_t> LoadBias(uint64_t mapping_start, uint64_t mapping_file_offset) const {
+    return LoadBiasOf(segments_, mapping_start, mapping_file_offset);
+  }
 
  private:
   std::vector<FunctionRange> functions_;
   std::vector<CodeSite> sites_;
   std::vector<FunctionRange> undecoded_;
   uint64_t instructions_;
+  std::vector<ExecutableSegment> segments_;
 };
 
 // A decoded file as one process maps it: a site's run-time address is its address + load_bias

@@ -52,7 +52,7 @@ bool ThreadLocal(const MemoryAccess& access) {
 }
 
 std::vector<MemoryAccess> Accesses(const ZydisDecodedInstruction& instruction, const ZydisDecodedOperand* operands,
-                                   uint64_t address) {
+                                   uint64_t address, std::optional<uint8_t>& rip_displacement_at) {
   std::vector<MemoryAccess> accesses;
   for (unsigned i = 0; i < instruction.operand_count; ++i) {
     const ZydisDecodedOperand& operand = operands[i];
@@ -74,6 +74,7 @@ std::vector<MemoryAccess> Accesses(const ZydisDecodedInstruction& instruction, c
       access.segment = Named(operand.mem.segment);
     }
     if (access.base == AddressRegister::kRip) {
+      rip_displacement_at = instruction.raw.disp.offset;
       access.absolute = true;
       access.address = address + instruction.length + static_cast<uint64_t>(access.displacement);
       access.base = AddressRegister::kNone;
@@ -95,7 +96,7 @@ std::optional<CodeSite> Classify(const ZydisDecodedInstruction& instruction, con
     site.kind = SiteKind::kFence;
     return site;
   }
-  site.accesses = Accesses(instruction, operands, address);
+  site.accesses = Accesses(instruction, operands, address, site.rip_displacement_at);
   if (site.accesses.empty()) return std::nullopt;
   // xchg with a memory operand is locked by the processor with or without the prefix; a locked
   // cmpxchg8b/16b carries the prefix like every other locked RMW.
@@ -156,7 +157,8 @@ DecodedFile Decode(const ElfFile& file) {
   undecoded.insert(undecoded.end(), failed_tails.begin(), failed_tails.end());
   std::sort(undecoded.begin(), undecoded.end(),
             [](const FunctionRange& a, const FunctionRange& b) { return a.start < b.start; });
-  return DecodedFile(file.functions(), std::move(sites), std::move(undecoded), instructions);
+  return DecodedFile(file.functions(), std::move(sites), std::move(undecoded), instructions,
+                     file.executable_segments());
 }
 
 }  // namespace chess::code

@@ -7,9 +7,10 @@
 namespace chess::code {
 
 DecodedFile::DecodedFile(std::vector<FunctionRange> functions, std::vector<CodeSite> sites,
-                         std::vector<FunctionRange> undecoded, uint64_t instructions)
+                         std::vector<FunctionRange> undecoded, uint64_t instructions,
+                         std::vector<ExecutableSegment> segments)
     : functions_(std::move(functions)), sites_(std::move(sites)), undecoded_(std::move(undecoded)),
-      instructions_(instructions) {}
+      instructions_(instructions), segments_(std::move(segments)) {}
 
 std::span<const CodeSite> DecodedFile::SitesIn(uint64_t begin, uint64_t end) const {
   const auto by_address = [](const CodeSite& site, uint64_t address) { return site.address < address; };

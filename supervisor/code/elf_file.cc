@@ -284,8 +284,13 @@ std::optional<std::string_view> ElfFile::CodeAt(uint64_t address, uint64_t size)
 }
 
 std::optional<uint64_t> ElfFile::LoadBias(uint64_t mapping_start, uint64_t mapping_file_offset) const {
+  return LoadBiasOf(segments_, mapping_start, mapping_file_offset);
+}
+
+std::optional<uint64_t> LoadBiasOf(const std::vector<ExecutableSegment>& segments, uint64_t mapping_start,
+                                   uint64_t mapping_file_offset) {
   constexpr uint64_t kPage = 4096;
-  for (const ExecutableSegment& segment : segments_) {
+  for (const ExecutableSegment& segment : segments) {
     if (segment.file_offset >= mapping_file_offset && segment.file_offset - mapping_file_offset < kPage) {
       return mapping_start + (segment.file_offset - mapping_file_offset) - segment.address;
     }

@@ -24,6 +24,10 @@ struct FunctionRange {
   bool operator==(const FunctionRange&) const = default;
 };
 
+// The load bias of a mapping of one of `segments` (see ElfFile::LoadBias).
+std::optional<uint64_t> LoadBiasOf(const std::vector<ExecutableSegment>& segments, uint64_t mapping_start,
+                                   uint64_t mapping_file_offset);
+
 class ElfFile {
  public:
   // The file at `path`, or nothing when it cannot be read or is not a 64-bit x86-64 ELF file.

@@ -216,6 +216,11 @@ class HandlerServices {
   // PTRACE_INTERRUPT of a seized tracee in no ptrace-stop (it stops for its tracer now, or when
   // the kernel's trap comes), and PTRACE_LISTEN of one in an event stop (false: EIO).
   virtual void InterruptTracee(Thread& tracee) = 0;
+  // The thread's process made [begin, end) executable (an mmap or mprotect with PROT_EXEC that
+  // succeeded): with atomic points, the breakpoints of the code there are planted now, before
+  // any of it runs. The thread is at the call's exit stop, with its registers in thread.regs;
+  // true when they must be stored again before it goes on (a call was injected meanwhile).
+  virtual bool CodeMapped(Thread& thread, uint64_t begin, uint64_t end) = 0;
   virtual bool ListenTracee(Thread& tracee) = 0;
 };
 

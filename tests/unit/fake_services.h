@@ -41,6 +41,7 @@ class FakeServices final : public HandlerServices {
   long TraceeRequest(Thread&, int64_t, uint64_t, void*) override { return -EPERM; }
   void InterruptTracee(Thread&) override {}
   bool ListenTracee(Thread&) override { return false; }
+  bool CodeMapped(Thread&, uint64_t, uint64_t) override { return false; }
 
   ThreadTable threads_;
   FdProbe fds_;

@@ -1,0 +1,59 @@
+// The supervisor's side of atomic points (atomic_points.h): planting where code appears, and the
+// stop at a breakpoint.
+#include <csignal>
+
+#include "supervisor/invariant.h"
+#include "supervisor/supervisor.h"
+
+namespace chess::supervisor {
+
+void Supervisor::ImageLoaded(Thread& thread) {
+  if (!atomic_points_) return;
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return;
+  if (atomic_points_->ImageLoaded(execution_.atomics, thread.process->address_space, thread, regs)) {
+    ptrace::SetRegisters(thread.tid, regs);  // back from the injected calls to the exec's stop
+  }
+}
+
+bool Supervisor::CodeMapped(Thread& thread, uint64_t begin, uint64_t end) {
+  if (!atomic_points_) return false;
+  return atomic_points_->CodeMapped(execution_.atomics, thread.process->address_space, thread, thread.regs, begin, end);
+}
+
+bool Supervisor::OnBreakpoint(Thread& thread) {
+  if (!atomic_points_) return false;
+  auto space = execution_.atomics.spaces.find(thread.process->address_space);
+  if (space == execution_.atomics.spaces.end()) return false;
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return false;
+  const Breakpoint* breakpoint = space->second.breakpoints.AtTrap(regs.Ip());
+  if (breakpoint == nullptr) return false;  // the program's own int3, or another trap
+  const uint64_t address = breakpoint->address;
+  const uint64_t resume_at = BreakpointTable::ResumeAt(*breakpoint);
+  auto site = space->second.sites.find(address);
+  CHESS_CHECK(site != space->second.sites.end(), "a breakpoint without its site");
+  last_progress_ = clocks_.EventTime();
+  // Natively there is no trap: SIGTRAP's action and blocked bit stay as the program set them.
+  UndoForcedSignal(thread, regs, SIGTRAP);
+  bool retire = false;
+  const AtomicStop stop = DecideAtomicStop(execution_.atomics, atomic_points_->Plan(), site->second, thread.id.value,
+                                           threads_.Live().size() > 1, regs.raw(), retire);
+  if (retire) atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+  // The instruction runs out of line: only rip changes, and the int3 stays for the next thread.
+  regs.raw().rip = resume_at;
+  thread.regs = regs;
+  thread.parked.registers_dirty = true;
+  thread.parked.at = ParkedCall::At::kNone;
+  if (!stop.point) {
+    Resume(thread);
+    return true;
+  }
+  thread.state = ThreadState::kReady;
+  thread.point = {thread.id, search::OpKind::kAtomic, stop.resource, stop.is_write};
+  thread.point.instruction = stop.instruction;
+  Park(thread, search::StopReason::kReachedPoint);
+  return true;
+}
+
+}  // namespace chess::supervisor

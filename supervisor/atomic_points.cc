@@ -1,0 +1,257 @@
+#include "supervisor/atomic_points.h"
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <variant>
+
+#include "supervisor/injected_call.h"
+#include "supervisor/ptrace/remote_memory.h"
+#include "supervisor/thread_table.h"
+
+namespace chess::supervisor {
+namespace {
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool StartsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+
+uint64_t RegisterValue(code::AddressRegister reg, const user_regs_struct& regs) {
+  using R = code::AddressRegister;
+  switch (reg) {
+    case R::kRax: return regs.rax;
+    case R::kRcx: return regs.rcx;
+    case R::kRdx: return regs.rdx;
+    case R::kRbx: return regs.rbx;
+    case R::kRsp: return regs.rsp;
+    case R::kRbp: return regs.rbp;
+    case R::kRsi: return regs.rsi;
+    case R::kRdi: return regs.rdi;
+    case R::kR8: return regs.r8;
+    case R::kR9: return regs.r9;
+    case R::kR10: return regs.r10;
+    case R::kR11: return regs.r11;
+    case R::kR12: return regs.r12;
+    case R::kR13: return regs.r13;
+    case R::kR14: return regs.r14;
+    case R::kR15: return regs.r15;
+    case R::kFs: return regs.fs_base;
+    case R::kGs: return regs.gs_base;
+    case R::kNone:
+    case R::kRip:  // resolved at decoding (MemoryAccess::absolute)
+    case R::kOther:
+      return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool PlantsIn(const std::string& path, bool shim_announces) {
+  const std::string name = Basename(path);
+  if (name == "libchess_preload.so") return false;
+  if (!shim_announces) return true;
+  return !StartsWith(name, "libc.so") && !StartsWith(name, "ld-linux") && !StartsWith(name, "libpthread.so");
+}
+
+uint64_t EffectiveAddress(const code::MemoryAccess& access, const user_regs_struct& regs, uint64_t load_bias) {
+  uint64_t address = access.absolute ? access.address + load_bias : 0;
+  address += RegisterValue(access.segment, regs);
+  address += RegisterValue(access.base, regs);
+  address += RegisterValue(access.index, regs) * access.scale;
+  return address + static_cast<uint64_t>(access.displacement);
+}
+
+AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPlan& plan, const PlantedSite& site,
+                            uint32_t thread, bool others_alive, const user_regs_struct& regs, bool& retire) {
+  retire = false;
+  AtomicStop stop;
+  stop.instruction = site.site.address + site.load_bias;
+  if (!site.site.accesses.empty()) {
+    const code::MemoryAccess& access = site.site.accesses.front();
+    stop.resource = EffectiveAddress(access, regs, site.load_bias);
+    stop.is_write = access.mode != code::AccessMode::kRead;
+  }
+  ++state.count.stops;
+  if (plan.mode == search::AtomicPointPlan::Mode::kLearn) {
+    auto [found, fresh] = state.uses.try_emplace(site.location);
+    SiteUse& use = found->second;
+    if (fresh) {
+      use.first_thread = thread;
+      ++state.count.learned_sites;
+    }
+    ++use.hits;
+    if (!use.shared && use.first_thread != thread) {
+      use.shared = true;
+      state.count.shared.insert(site.location);
+    }
+    // Once shared, the site is what the search wants to know: its breakpoint has done its work.
+    retire = use.shared;
+    return stop;
+  }
+  // Alone, the thread has no one to give way to: no decision to make.
+  if (!others_alive) return stop;
+  if (state.count.points >= plan.max_points) {
+    state.count.capped = true;
+    return stop;
+  }
+  ++state.count.points;
+  stop.point = true;
+  return stop;
+}
+
+std::vector<AtomicPoints::Mapping> AtomicPoints::ExecutableMappings(pid_t pid, uint64_t begin, uint64_t end) {
+  std::vector<Mapping> mappings;
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    Mapping mapping;
+    char permissions[5] = {};
+    int path_at = 0;
+    if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*u %n", &mapping.start, &mapping.end,
+                    permissions, &mapping.offset, &path_at) < 4) {
+      continue;
+    }
+    mapping.begin = mapping.start;
+    if (permissions[2] != 'x' || mapping.end <= begin || mapping.begin >= end) continue;
+    mapping.writable = permissions[1] == 'w';
+    if (path_at > 0 && static_cast<size_t>(path_at) < line.size()) mapping.path = line.substr(static_cast<size_t>(path_at));
+    // Clipped to the range asked about: an mprotect may make part of a mapping executable.
+    mapping.begin = std::max(mapping.begin, begin);
+    mapping.end = std::min(mapping.end, end);
+    mappings.push_back(std::move(mapping));
+  }
+  return mappings;
+}
+
+ProcessMemoryText* AtomicPoints::Text(pid_t pid) {
+  auto& text = texts_[pid];
+  if (!text) text = std::make_unique<ProcessMemoryText>(pid);
+  return text->Opened() ? text.get() : nullptr;
+}
+
+bool AtomicPoints::ImageLoaded(AtomicPointState& state, uint64_t space, const Thread& thread, const Registers& at_stop) {
+  Forget(thread.process->tgid);  // the descriptor held the old image's memory
+  state.spaces[space] = AddressSpaceCode{};
+  bool injected = false;
+  for (const Mapping& mapping : ExecutableMappings(thread.tid, 0, ~uint64_t{0})) {
+    // The kernel maps only the program and its interpreter (and the vDSO); nothing anonymous.
+    if (mapping.path.empty() || mapping.path.front() != '/') continue;
+    injected = PlantMapping(state, state.spaces[space], thread, at_stop, mapping) || injected;
+  }
+  return injected;
+}
+
+bool AtomicPoints::CodeMapped(AtomicPointState& state, uint64_t space, const Thread& thread, const Registers& at_stop,
+                              uint64_t begin, uint64_t end) {
+  bool injected = false;
+  for (const Mapping& mapping : ExecutableMappings(thread.tid, begin, end)) {
+    if (mapping.path.empty() || mapping.path.front() != '/' || mapping.writable) {
+      // Code the program writes itself (a JIT, a trampoline): no decoding of a file says where
+      // its instructions start, and it may change under a planted int3.
+      const std::string what = mapping.path.empty() ? "anonymous executable memory" : mapping.path;
+      if (state.count.refused.insert(what + (mapping.writable ? " (writable and executable)" : "")).second) {
+        notice_("atomic points: no breakpoints in " + what +
+                " — code the program generates itself (a JIT) is not decoded; its atomic operations are not "
+                "scheduling points");
+      }
+      continue;
+    }
+    injected = PlantMapping(state, state.spaces[space], thread, at_stop, mapping) || injected;
+  }
+  return injected;
+}
+
+void AtomicPoints::Forked(AtomicPointState& state, uint64_t parent_space, uint64_t child_space) {
+  auto parent = state.spaces.find(parent_space);
+  if (parent == state.spaces.end()) return;
+  AddressSpaceCode child = parent->second;
+  child.breakpoints = parent->second.breakpoints.CopyForFork();
+  state.spaces[child_space] = std::move(child);
+}
+
+void AtomicPoints::Retire(AtomicPointState& state, uint64_t space, pid_t pid, uint64_t address) {
+  auto found = state.spaces.find(space);
+  if (found == state.spaces.end()) return;
+  if (ProcessMemoryText* text = Text(pid)) found->second.breakpoints.Remove(address, *text);
+  found->second.sites.erase(address);
+}
+
+bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space, const Thread& thread,
+                                const Registers& at_stop, const Mapping& mapping) {
+  if (!PlantsIn(mapping.path, shim_announces_)) return false;
+  std::shared_ptr<const code::DecodedFile> decoded = cache_.Of(mapping.path);
+  if (!decoded) return false;  // not an x86-64 ELF file: nothing decodable
+  const std::optional<uint64_t> bias = decoded->LoadBias(mapping.start, mapping.offset);
+  if (!bias) return false;
+  const code::MappedCode code{decoded, *bias};
+  space.modules.push_back({mapping.begin, mapping.end, mapping.path, code});
+  ProcessMemoryText* text = Text(thread.process->tgid);
+  if (text == nullptr) {
+    notice_("atomic points: could not open the memory of process " + std::to_string(thread.process->tgid) +
+            " to plant breakpoints");
+    return false;
+  }
+  const RemoteMemory memory(thread.tid);
+  bool injected = false;
+  for (const code::CodeSite& site : code.SitesIn(mapping.begin, mapping.end)) {
+    if (site.kind == code::SiteKind::kAccess) continue;
+    search::CodeLocation location{mapping.path, site.address};
+    if (plan_.mode == search::AtomicPointPlan::Mode::kPoints && plan_.sites.count(location) == 0) continue;
+    if (plan_.mode == search::AtomicPointPlan::Mode::kLearn) {
+      // Known shared already (the same program again, in another process): nothing to learn.
+      if (auto use = state.uses.find(location); use != state.uses.end() && use->second.shared) continue;
+    }
+    PatchableInstruction instruction;
+    instruction.address = site.address + *bias;
+    instruction.bytes.resize(site.length);
+    instruction.rip_displacement_at = site.rip_displacement_at;
+    if (!memory.Read(instruction.address, instruction.bytes.data(), instruction.bytes.size())) continue;
+    BreakpointTable::Planted planted = space.breakpoints.Plant(instruction, *text);
+    if (planted == BreakpointTable::Planted::kNeedsPage) {
+      if (!MapPageNear(space, thread, at_stop, instruction.address)) break;  // said why; the rest cannot be either
+      injected = true;
+      planted = space.breakpoints.Plant(instruction, *text);
+    }
+    if (planted != BreakpointTable::Planted::kPlanted) continue;
+    space.sites[instruction.address] = {std::move(location), site, *bias};
+    ++state.count.planted;
+  }
+  return injected;
+}
+
+bool AtomicPoints::MapPageNear(AddressSpaceCode& space, const Thread& thread, const Registers& at_stop, uint64_t near) {
+  for (int attempt = 0; attempt < OutOfLinePages::kCandidates; ++attempt) {
+    const std::optional<uint64_t> candidate = OutOfLinePages::Candidate(near, attempt);
+    if (!candidate) continue;
+    const auto result = InjectSyscall(thread, at_stop, SYS_mmap,
+                                      {*candidate, OutOfLinePages::kPageSize, PROT_READ | PROT_EXEC,
+                                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, ~uint64_t{0}, 0});
+    if (const auto* why = std::get_if<std::string>(&result)) {
+      notice_("atomic points: could not map a page for out-of-line copies (" + *why + "); some atomic "
+              "instructions are not scheduling points");
+      return false;
+    }
+    const int64_t mapped = std::get<int64_t>(result);
+    if (mapped == -EEXIST) continue;
+    if (mapped < 0 || static_cast<uint64_t>(mapped) != *candidate) {
+      notice_("atomic points: the kernel refused a page for out-of-line copies (mmap returned " + std::to_string(mapped) +
+              "); some atomic instructions are not scheduling points");
+      return false;
+    }
+    space.breakpoints.Pages().Add(*candidate, OutOfLinePages::kPageSize);
+    return true;
+  }
+  notice_("atomic points: no free place within reach of the code at " + std::to_string(near) +
+          " for out-of-line copies; some atomic instructions are not scheduling points");
+  return false;
+}
+
+}  // namespace chess::supervisor
