@@ -1,6 +1,6 @@
 // Atomic points: which atomic instructions of the program are scheduling points. A search learns
 // them from one execution that stops at every atomic instruction and parks at none (kLearn): the
-// sites more than one thread executed there are the search's points (kPoints), the same in every
+// sites run there while another thread was alive are the search's points (kPoints), the same in every
 // execution of the search and in a replay of one of its traces, so that the schedule space does
 // not change under the search's feet. Pure data: the supervisor plants and stops, the commands
 // decide the mode, traces keep the sites.
@@ -41,7 +41,7 @@ struct AtomicPointCount {
   uint64_t stops = 0;          // times a thread stopped at one
   uint64_t points = 0;         // of those, scheduling points (kPoints)
   bool capped = false;         // max_points was reached: later atomic operations ran through
-  std::set<CodeLocation> shared;  // kLearn: the sites two or more threads executed
+  std::set<CodeLocation> shared;  // kLearn: the sites run while another thread was alive
   uint64_t learned_sites = 0;  // kLearn: the sites any thread executed
   // Files whose code could not be decoded or patched, and why (a JIT's writable code).
   std::set<std::string> refused;

@@ -37,7 +37,7 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   // Natively there is no trap: SIGTRAP's action and blocked bit stay as the program set them.
   UndoForcedSignal(thread, regs, SIGTRAP);
   bool retire = false;
-  const AtomicStop stop = DecideAtomicStop(execution_.atomics, atomic_points_->Plan(), site->second, thread.id.value,
+  const AtomicStop stop = DecideAtomicStop(execution_.atomics, atomic_points_->Plan(), site->second,
                                            threads_.Live().size() > 1, regs.raw(), retire);
   if (retire) atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
   // The instruction runs out of line: only rip changes, and the int3 stays for the next thread.

@@ -70,7 +70,7 @@ uint64_t EffectiveAddress(const code::MemoryAccess& access, const user_regs_stru
 }
 
 AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPlan& plan, const PlantedSite& site,
-                            uint32_t thread, bool others_alive, const user_regs_struct& regs, bool& retire) {
+                            bool others_alive, const user_regs_struct& regs, bool& retire) {
   retire = false;
   AtomicStop stop;
   stop.instruction = site.site.address + site.load_bias;
@@ -83,17 +83,17 @@ AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPl
   if (plan.mode == search::AtomicPointPlan::Mode::kLearn) {
     auto [found, fresh] = state.uses.try_emplace(site.location);
     SiteUse& use = found->second;
-    if (fresh) {
-      use.first_thread = thread;
-      ++state.count.learned_sites;
-    }
+    if (fresh) ++state.count.learned_sites;
     ++use.hits;
-    if (!use.shared && use.first_thread != thread) {
-      use.shared = true;
+    // Another thread alive could have run between this instruction and the one before it: the
+    // site is where a switch may matter. (Which other thread touches the same memory, the plain
+    // loads and stores included, only a race detector can say: an atomic load is a plain mov.)
+    if (!use.concurrent && others_alive) {
+      use.concurrent = true;
       state.count.shared.insert(site.location);
     }
-    // Once shared, the site is what the search wants to know: its breakpoint has done its work.
-    retire = use.shared;
+    // Once concurrent, the site is what the search wants to know: its breakpoint has done its work.
+    retire = use.concurrent;
     return stop;
   }
   // Alone, the thread has no one to give way to: no decision to make.
@@ -207,7 +207,7 @@ bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space
     if (plan_.mode == search::AtomicPointPlan::Mode::kPoints && plan_.sites.count(location) == 0) continue;
     if (plan_.mode == search::AtomicPointPlan::Mode::kLearn) {
       // Known shared already (the same program again, in another process): nothing to learn.
-      if (auto use = state.uses.find(location); use != state.uses.end() && use->second.shared) continue;
+      if (auto use = state.uses.find(location); use != state.uses.end() && use->second.concurrent) continue;
     }
     PatchableInstruction instruction;
     instruction.address = site.address + *bias;

@@ -6,8 +6,10 @@
 // runs. The instruction then runs out of line (breakpoints.h), so the int3 never leaves the text.
 //
 // What is planted follows the search's plan (search/atomic_points.h): a learning execution plants
-// every atomic site and notes which threads run each, parking at none; the search's executions
-// plant only the sites two or more threads ran there, and park at each (up to the plan's cap).
+// every atomic site and notes which ran while another thread was alive, parking at none; the
+// search's executions plant only those, and park at each while another thread is alive (up to
+// the plan's cap). Sites only ever run by a lone thread (start-up, a single-threaded phase)
+// cannot be where a switch matters, and cost nothing.
 // Never planted: chess-trace's preload shim, and — where the shim announces the pthread and C11
 // sync operations — the C library and the dynamic loader, whose atomics are those operations'
 // insides (or libc's own locks: malloc's, stdio's), so one mutex operation makes one point.
@@ -62,9 +64,8 @@ struct AddressSpaceCode {
 
 // What a learning execution notes of a site.
 struct SiteUse {
-  uint32_t first_thread = 0;
   uint64_t hits = 0;
-  bool shared = false;  // a second thread ran it
+  bool concurrent = false;  // it ran while another thread of the tree was alive
 };
 
 // Everything an execution's atomic points are: per address space, and what it learned and
@@ -92,12 +93,12 @@ struct AtomicStop {
   uint64_t instruction = 0;  // the program's address of the instruction
 };
 
-// The decision at a stop, and its bookkeeping (pure): the learning execution notes the thread and
-// never parks; the search's parks at a planned site while another thread lives and the cap is
-// not reached. `retire` is set when the breakpoint has done its work in this execution (a
-// learning execution's site found shared, or run by one thread often enough) and may go.
+// The decision at a stop, and its bookkeeping (pure): the learning execution notes whether
+// another thread was alive (`others_alive`) and never parks; the search's parks at a planned site
+// while another thread lives and the cap is not reached. `retire` is set when the breakpoint has
+// done its work in this execution (a learning execution's site found concurrent) and may go.
 AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPlan& plan, const PlantedSite& site,
-                            uint32_t thread, bool others_alive, const user_regs_struct& regs, bool& retire);
+                            bool others_alive, const user_regs_struct& regs, bool& retire);
 
 class AtomicPoints {
  public:

@@ -33,7 +33,7 @@ TEST(HandlerFor, ReturnsTheHandlerTheSwitchReturned) {
       {F::kRandom, RandomHandler},       {F::kTimer, TimerHandler},         {F::kPublish, PublishHandler},
       {F::kSeccomp, SeccompHandler},     {F::kSignalState, SignalStateHandler}, {F::kPrctl, PrctlHandler},
       {F::kClockSet, ClockSetHandler},
-      {F::kPtrace, PtraceHandler},
+      {F::kPtrace, PtraceHandler},       {F::kCodeMapping, CodeMappingHandler},
   };
   ASSERT_EQ(std::size(mapping), seccomp::kFamilyCount);
   for (const auto& [family, handler_of] : mapping) {

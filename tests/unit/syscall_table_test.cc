@@ -1,6 +1,7 @@
 #include "seccomp/syscall_table.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include <map>
@@ -69,7 +70,7 @@ TEST(FamilyRegistry, NamesAreThoseFamilyNameGave) {
       {F::kRandom, "random"},       {F::kTimer, "timer"},         {F::kPublish, "publish"},
       {F::kSeccomp, "seccomp"},     {F::kSignalState, "signal-state"}, {F::kPrctl, "prctl"},
       {F::kClockSet, "clock-set"},
-      {F::kPtrace, "ptrace"},
+      {F::kPtrace, "ptrace"},       {F::kCodeMapping, "code-mapping"},
   };
   ASSERT_EQ(names.size(), kFamilyCount);
   for (const auto& [family, name] : names) EXPECT_EQ(PropertiesOf(family).name, name);
@@ -90,7 +91,7 @@ TEST(FamilyRegistry, PropertiesAreThoseOfTheFunctionsItReplaced) {
   EXPECT_EQ(FamiliesWith(&FamilyProperties::fork_safe),
             (std::set<F>{F::kExec, F::kThreadSetup, F::kRefused, F::kTime, F::kRandom, F::kAffinity, F::kHypercall,
                          F::kInput, F::kOutput, F::kSleep, F::kYield, F::kSeccomp, F::kSignalState,
-                         F::kPrctl}));
+                         F::kPrctl, F::kCodeMapping}));
   // RestartsWithRestartSyscall (signals.cc).
   EXPECT_EQ(FamiliesWith(&FamilyProperties::restarts_with_restart_syscall),
             (std::set<F>{F::kSleep, F::kFutex, F::kPoll}));
@@ -103,6 +104,36 @@ TEST(SyscallName, NamesTrappedAndUntrappedCalls) {
   EXPECT_EQ(SyscallName(SYS_read), "read");
   EXPECT_EQ(SyscallName(kSysFutexWaitv), "futex_waitv");
   EXPECT_EQ(SyscallName(99999), "syscall_99999");
+}
+
+}  // namespace
+}  // namespace chess::seccomp
+
+namespace chess::seccomp {
+namespace {
+
+bool Traps(const std::vector<SyscallRow>& rows, long nr) {
+  for (const SyscallRow& row : rows) {
+    if (row.nr == nr) return true;
+  }
+  return false;
+}
+
+TEST(TrappedRows, CodeMappingsOnlyWithAtomicPointsAndOnlyWhenTheyMakeCodeExecutable) {
+  EXPECT_FALSE(Traps(TrappedRows({}), SYS_mmap));
+  EXPECT_FALSE(Traps(TrappedRows({.cross_process = true}), SYS_mprotect));
+  const std::vector<SyscallRow> rows = TrappedRows({.code_mappings = true});
+  for (long nr : {long{SYS_mmap}, long{SYS_mprotect}, long{SYS_pkey_mprotect}}) {
+    ASSERT_TRUE(Traps(rows, nr)) << nr;
+    const SyscallRow& row = *FindSyscall(nr);
+    EXPECT_EQ(row.family, SyscallFamily::kCodeMapping);
+    const uint64_t code[6] = {0, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, 3, 0};
+    const uint64_t data[6] = {0, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, 3, 0};
+    EXPECT_TRUE(row.when.Matches(code));
+    EXPECT_FALSE(row.when.Matches(data));
+  }
+  EXPECT_FALSE(Traps(TrappedRows({.code_mappings = true}), SYS_bind));  // the layers are independent
+  EXPECT_TRUE(Traps(TrappedRows({.cross_process = true}), SYS_bind));
 }
 
 }  // namespace
