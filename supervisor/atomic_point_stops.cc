@@ -21,6 +21,20 @@ bool Supervisor::CodeMapped(Thread& thread, uint64_t begin, uint64_t end) {
   return atomic_points_->CodeMapped(execution_.atomics, thread.process->address_space, thread, thread.regs, begin, end);
 }
 
+void Supervisor::LeaveOutOfLineCopy(Thread& thread) {
+  if (!atomic_points_) return;
+  auto space = execution_.atomics.spaces.find(thread.process->address_space);
+  if (space == execution_.atomics.spaces.end() || space->second.breakpoints.Size() == 0) return;
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return;
+  const uint64_t in_program = space->second.breakpoints.ProgramAddress(regs.Ip());
+  if (in_program == regs.Ip()) return;
+  // Before the copy ran, the original instruction's address (its int3 stops the thread again,
+  // which runs it then); after, the address that follows it.
+  regs.raw().rip = in_program;
+  ptrace::SetRegisters(thread.tid, regs);
+}
+
 bool Supervisor::OnBreakpoint(Thread& thread) {
   if (!atomic_points_) return false;
   auto space = execution_.atomics.spaces.find(thread.process->address_space);

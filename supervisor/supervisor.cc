@@ -625,6 +625,7 @@ void Supervisor::OnSignalStop(Thread& thread, int signal) {
     }
   }
   execution_.prefix_forkable = false;  // a copy of the process would not get it
+  LeaveOutOfLineCopy(thread);
   if (signal == SIGCHLD) ShowTracerNotice(thread);
   // The program's own tracer decides what becomes of the signal.
   if (thread.traced && !thread.traced->Stopped() && StopForTracer(thread, {.signal = signal})) return;
