@@ -8,6 +8,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -45,6 +46,9 @@ struct AtomicPointCount {
   uint64_t learned_sites = 0;  // kLearn: the sites any thread executed
   // Files whose code could not be decoded or patched, and why (a JIT's writable code).
   std::set<std::string> refused;
+  // The atomic instructions the execution parked before, by address, as a report names them
+  // ("pop+0x2a (treiber.c:41)"): only when it takes stacks for a report (a bug's run).
+  std::map<uint64_t, std::string> instruction_names;
 };
 
 }  // namespace chess::search

@@ -3,6 +3,8 @@
 #include <csignal>
 
 #include "supervisor/invariant.h"
+#include "supervisor/report/backtrace.h"
+#include "supervisor/report/symbolizer.h"
 #include "supervisor/supervisor.h"
 
 namespace chess::supervisor {
@@ -19,6 +21,17 @@ void Supervisor::ImageLoaded(Thread& thread) {
 bool Supervisor::CodeMapped(Thread& thread, uint64_t begin, uint64_t end) {
   if (!atomic_points_) return false;
   return atomic_points_->CodeMapped(execution_.atomics, thread.process->address_space, thread, thread.regs, begin, end);
+}
+
+std::vector<StackFrame> Supervisor::StackWhereParked(Thread& thread) {
+  if (thread.point.op != search::OpKind::kAtomic) return CaptureBacktrace(thread.tid);
+  // Its registers go back to the kernel when it is resumed (thread.regs, rip at its copy): until
+  // then the kernel's may say anything, and the unwinder reads those.
+  Registers at_instruction = thread.regs;
+  at_instruction.raw().rip = thread.point.instruction;
+  ptrace::SetRegisters(thread.tid, at_instruction);
+  thread.parked.registers_dirty = true;
+  return CaptureBacktrace(thread.tid);
 }
 
 void Supervisor::LeaveOutOfLineCopy(Thread& thread) {
@@ -62,6 +75,10 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   if (!stop.point) {
     Resume(thread);
     return true;
+  }
+  if (!options_.backtrace_before.empty() && !execution_.atomics.count.instruction_names.contains(stop.instruction)) {
+    // A bug's run, whose report names the instructions that decided it.
+    execution_.atomics.count.instruction_names[stop.instruction] = FormatFrame(ProcessSymbols(thread.tid).Code(stop.instruction));
   }
   thread.state = ThreadState::kReady;
   thread.point = {thread.id, search::OpKind::kAtomic, stop.resource, stop.is_write};

@@ -185,7 +185,7 @@ void Supervisor::ScheduleNext() {
       return;
     }
     if (last_ != nullptr && options_.backtrace_before.count(execution_.points) != 0) {
-      execution_.decision_stacks[execution_.points] = CaptureBacktrace(last_->tid);
+      execution_.decision_stacks[execution_.points] = StackWhereParked(*last_);
     }
     if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) sync_object_names_.Name(*last_, *log_);
     const search::ThreadId picked = strategy_.PickThread(context);

@@ -116,6 +116,9 @@ class Supervisor final {
   bool CodeMapped(Thread& thread, uint64_t begin, uint64_t end);
   // A new image in the thread's process, at its exec stop.
   void ImageLoaded(Thread& thread);
+  // The stack of a parked thread, from where it stopped: a thread at an atomic point from its
+  // instruction (the kernel has it one byte on, past the int3).
+  std::vector<StackFrame> StackWhereParked(Thread& thread);
   // At a signal's delivery stop: a thread inside an out-of-line copy is moved to the program's
   // own address for it, so its handler, a core dump or a report never sees a supervisor's slot.
   void LeaveOutOfLineCopy(Thread& thread);
