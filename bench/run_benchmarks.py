@@ -14,7 +14,8 @@ by system call, and by trap under a seccomp filter of the program's own), tools 
 in virtual time, emulated clock reads, startup of clock-hungry runtimes), trace (bytes per
 scheduling decision of a trace, and what recording and replaying cost against plain `run`),
 explore (executions per second of a search against spawning the same program natively, and
-executions to the first bug on the bug corpus).
+executions to the first bug on the bug corpus), atomics (an atomic point against a syscall point,
+the learning execution on real tools with atomics of their own, executions to each lock-free bug).
 """
 import argparse
 import json
@@ -147,7 +148,8 @@ def main():
     parser.add_argument("--against", metavar="BUILD",
                         help="another build directory (the code before a change): the micro section measures its "
                              "chess-trace too, round by round, and prints this build's cost against it")
-    parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore", "harness"],
+    parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore", "harness",
+                                           "atomics"],
                         help="only this section")
     parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
@@ -181,6 +183,8 @@ def main():
         explore_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
     if args.only == "harness" or (args.only is None and not args.skip_tools):
         harness_section(args, ct, os.path.join(args.build, "tests", "programs"))
+    if args.only == "atomics" or (args.only is None and not args.skip_tools):
+        atomics_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
 
 
 def harness_section(args, ct, programs):
@@ -312,6 +316,81 @@ def explore_section(args, ct, bench, programs):
             saved = 1 - cached["executions"] / plain["executions"]
             print(f"| {name} | {plain['coverage']['schedules']} | {cached['coverage']['schedules']} | "
                   f"{saved:.0%} | {plain_wall:.2f} s / {cached_wall:.2f} s |")
+
+
+def atomics_section(args, ct, bench, programs):
+    """Atomic points (--sync-points atomics). What one costs against a syscall point: a search's
+    first execution of a two-thread program making N atomic increments, or N FUTEX_WAKE calls,
+    each, less the same with none, interleaved round by round. What the learning execution costs
+    real tools whose own code has atomics, against `run` without the layer and natively. And the
+    executions each lock-free bug of the corpus takes with explore's defaults, and its twin's."""
+    cost = os.path.join(bench, "bench_atomic_point_cost")
+    per_thread = 5000
+    search = ["--max-executions", "1", "--max-atomic-points", "1000000"]
+    atomic, futex, ratio = [], [], []
+    with tempfile.TemporaryDirectory() as out:
+        def search_wall(mode, count):
+            started = time.monotonic()
+            subprocess.run([ct, "explore", "--quiet", "--out", out, *search, "--", cost, mode, str(count)],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=600, check=True)
+            return time.monotonic() - started
+        for _ in range(args.rounds):
+            atomic.append((search_wall("atomic", per_thread) - search_wall("atomic", 0)) * 1e6 / (2 * per_thread))
+            futex.append((search_wall("futex", per_thread) - search_wall("futex", 0)) * 1e6 / (2 * per_thread))
+            ratio.append(atomic[-1] / futex[-1])
+    print(f"\n### An atomic point against a syscall point (explore, 2 threads × {per_thread:,} operations)\n")
+    print("| point | median | range |\n|---|---|---|")
+    print(median_row("atomic increment (int3, out of line)", atomic, "µs/point"))
+    print(median_row("FUTEX_WAKE (seccomp stop)", futex, "µs/point"))
+    print(median_row("ratio atomic / syscall", ratio, "×"))
+
+    tools = {}
+    if shutil.which("rg"):
+        tools["rg -j2 (Rust: crossbeam, its own atomics)"] = ["rg", "-j2", "-c", "Supervisor", os.path.dirname(ct)]
+    go_program = os.path.join(programs, "go_atomic_counter_fixed")
+    if os.path.exists(go_program):
+        tools["a Go program (the runtime's atomics)"] = [go_program]
+    if shutil.which("xz"):
+        tools["xz -T2 (libc's atomics only: not planted)"] = ["sh", "-c", f"seq 1 300000 | xz -T2 -c > /dev/null"]
+    if tools:
+        walls = {name: {"native": [], "processes": [], "atomics": []} for name in tools}
+        stops = {}
+        with tempfile.TemporaryDirectory() as out:
+            report = os.path.join(out, "run.json")
+            for _ in range(args.rounds):
+                for name, command in tools.items():
+                    walls[name]["native"].append(wall(command))
+                    walls[name]["processes"].append(wall([ct, "run", "--sync-points", "processes", "--"] + command))
+                    walls[name]["atomics"].append(wall([ct, "run", "--sync-points", "atomics", "--report", report, "--"]
+                                                       + command))
+                    with open(report) as f:
+                        stops[name] = json.load(f).get("atomic_points", {})
+        print("\n### The learning execution (`run --sync-points atomics`) on real programs (wall time)\n")
+        print("| program | native | `run`, no atomic points | `run --sync-points atomics` | ratio to no atomic points "
+              "| breakpoints planted / stops |\n|---|---|---|---|---|---|")
+        for name, w in walls.items():
+            r = [a / p for a, p in zip(w["atomics"], w["processes"])]
+            seen = stops.get(name, {})
+            print(f"| {cell(name)} | {statistics.median(w['native']):.3f} s | {statistics.median(w['processes']):.3f} s "
+                  f"| {statistics.median(w['atomics']):.3f} s | {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) "
+                  f"| {seen.get('planted', '?')} / {seen.get('stops', '?')} |")
+
+    corpus = ["treiber_aba", "chase_lev", "rust_atomic_counter", "go_atomic_counter"]
+    print("\n### Lock-free bugs with explore's defaults\n")
+    print("| program | bug: outcome, execution, wall | twin: outcome, executions, wall |\n|---|---|---|")
+    with tempfile.TemporaryDirectory() as out:
+        for name in corpus:
+            cells = []
+            for variant in ("buggy", "fixed"):
+                program = os.path.join(programs, f"{name}_{variant}")
+                if not os.path.exists(program):
+                    cells.append("— (not built)")
+                    continue
+                found, elapsed = explore_search(ct, out, [], program)
+                where = found.get("execution") or found["executions"]
+                cells.append(f"{found['outcome']}, {where}, {elapsed:.2f} s")
+            print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def micro_section(args, ct, loop, floor, raw, pingpong):
