@@ -291,6 +291,11 @@ bool Supervisor::Dispatch(Thread& thread) {
   }
   outside_poll_nanos_ = 0;
   if (AnyOtherSchedulable(threads_, thread)) AdjustTick(true);
+  if (thread.pending_signal != 0 && thread.point.op == search::OpKind::kAtomic) {
+    // Its handler runs first, and must not find the thread in a supervisor's copy: it goes on
+    // from the instruction itself, whose breakpoint stops it again after the handler.
+    thread.regs.raw().rip = thread.point.instruction;
+  }
   Resume(thread, std::exchange(thread.pending_signal, 0));
   return true;
 }
