@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "cli/atomic_point_learning.h"
 #include "cli/command_line.h"
 #include "cli/execution.h"
 #include "cli/exit_codes.h"
@@ -47,9 +48,13 @@ std::string UniqueTracePath(const std::string& dir, const std::vector<std::strin
 
 class Search {
  public:
-  Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages)
+  // `atomics`: the atomic points every execution has, as they were learned (--sync-points atomics).
+  Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages,
+         const std::optional<AtomicPointsSeen>& atomics)
       : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
-        backend_(execution, options.expect_exit) {}
+        backend_(execution, options.expect_exit) {
+    if (atomics) backend_.UseAtomicPoints(*atomics);
+  }
 
   int Run();
 
@@ -259,7 +264,8 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "explore",
       "Search PROGRAM's thread schedules systematically for a concurrency bug: every schedule "
       "with no preemption, then every one with 1, then 2 (--preemption-bound), switching threads "
-      "at syscalls and at every pthread/C11 sync operation. Each execution starts from the same "
+      "at syscalls, at every pthread/C11 sync operation and before the atomic instructions two or "
+      "more threads execute (learned from a first execution; --sync-points). Each execution starts from the same "
       "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
       "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
       "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
@@ -268,7 +274,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
       "SIGINT (Ctrl-C), SIGTERM or SIGHUP (the report so far is printed).");
   AddProgramOptions(*explore, options.program,
-                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "processes"});
+                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "atomics"});
   std::vector<std::string> strategies;
   for (const auto& [kind, name] : search::kStrategyNames) strategies.emplace_back(name);
   std::string strategy_choices;
@@ -332,6 +338,13 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("N")
       ->check(AtLeastOne())
       ->capture_default_str();
+  explore->add_option("--max-atomic-points", options.max_atomic_points,
+                      "--sync-points atomics: an execution parks at its first N atomic operations at most; "
+                      "the later ones run through without being points, and the report says the search "
+                      "sampled them (a program with millions of atomic operations still finishes)")
+      ->type_name("N")
+      ->check(AtLeastOne())
+      ->capture_default_str();
   explore->add_option("--expect-exit", options.expect_exit,
                       "The program's exit status when it works (a test that exits 1 on success, say)")
       ->type_name("N")
@@ -363,7 +376,7 @@ int ExploreCommand(const ExploreOptions& options) {
   Messages messages;
   if (!messages.UseLog(options.program.log_path)) return kExitError;
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
-  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kProcesses, messages);
+  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kAtomics, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
   // Where the results go is checked before the first execution: a search that found a bug must
@@ -401,7 +414,18 @@ int ExploreCommand(const ExploreOptions& options) {
   execution.options.execution_timeout =
       std::chrono::nanoseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1e9));
   supervisor::InstallStopHandlers();
-  return Search(options, std::move(settings), execution, messages).Run();
+  // The atomic instructions two or more threads run are learned once, before the search, and
+  // are every execution's points (traces keep them, so a replay parks at the same ones).
+  std::optional<AtomicPointsSeen> atomics;
+  if (settings.sync_points >= SyncPoints::kAtomics) {
+    AtomicPointLearning learning(options.max_atomic_points);
+    learning.Learn(execution);
+    messages.Say(learning.Sentence() + learning.FailureNote());
+    execution.options.atomic_points = learning.Plan();
+    settings.atomic_points = learning.Plan();
+    atomics = learning.Seen();
+  }
+  return Search(options, std::move(settings), execution, messages, atomics).Run();
 }
 
 }  // namespace chess::cli

@@ -18,6 +18,14 @@ std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level)
     return name + " ran several threads, and its lock and condition-variable operations were not scheduling "
                   "points (--sync-points syscalls)" + consequence + ". Leave out --sync-points syscalls";
   }
+  if (level >= SyncPoints::kAtomics) {
+    // The atomic layer saw part of what the shim could not: not all of it.
+    return name + " ran several threads and announced no pthread or C11 sync call" +
+           (program.linking == supervisor::Linking::kStatic ? " (it is statically linked)" : "") +
+           "; its atomic instructions that two or more threads executed were points (--sync-points atomics), "
+           "but its atomic loads, plain stores and other memory accesses were not. A bug that needs a thread "
+           "switch between two of those cannot be found, and this search is no proof that there is none";
+  }
   switch (program.linking) {
     case supervisor::Linking::kStatic:
       return name + " is statically linked, so the preload shim cannot enter it: its lock, condition-variable "
@@ -102,7 +110,11 @@ SearchVisibility VisibilityTally::Summarize(SyncPoints level, const std::vector<
     if (std::string why = BlindSpot(program, level); !why.empty()) visibility.blind_spots.push_back(std::move(why));
   }
   if (sync_ops) visibility.visible_layers.push_back("sync-ops");
-  if (level == SyncPoints::kProcesses) visibility.visible_layers.push_back("cross-process");
+  if (level >= SyncPoints::kProcesses) visibility.visible_layers.push_back("cross-process");
+  if (level >= SyncPoints::kAtomics && atomics_) {
+    visibility.visible_layers.push_back("atomics");
+    visibility.atomics = atomics_;
+  }
   return visibility;
 }
 
