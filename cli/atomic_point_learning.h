@@ -25,7 +25,8 @@ search::AtomicPointPlan LearningPlan();
 // What one execution, or a search's executions together, saw of the atomic points.
 struct AtomicPointsSeen {
   uint64_t sites = 0;          // the points: the sites two or more threads executed
-  uint64_t learned_sites = 0;  // every site a thread executed while they were learned
+  uint64_t learned_sites = 0;  // every site a thread executed while they were learned (0: not
+                               // learned by this command: a replay's sites come from its trace)
   uint64_t max_points = 0;     // the cap per execution
   uint64_t planted = 0;        // summed over the executions
   uint64_t stops = 0;

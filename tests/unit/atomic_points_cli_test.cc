@@ -222,5 +222,35 @@ TEST(AtomicPointsReport, TheVerdictNamesTheSitesTheCapAndWhatStaysUnseen) {
   EXPECT_NE(json.find(R"("capped":true,"capped_executions":1,"max_points":10)"), std::string::npos) << json;
 }
 
+TEST(AtomicPointsReport, APreemptionAtAnAtomicInstructionNamesItAndWhatItTouched) {
+  search::ExplorationResult result;
+  result.executions = 3;
+  result.end = search::SearchEnd::kBug;
+  SearchSummary summary;
+  summary.result = &result;
+  ReportedBug bug;
+  bug.found.execution = 3;
+  bug.found.preemptions = 1;
+  bug.found.summary.outcome = search::Outcome::kSignal;
+  search::RecordedDecision preempted;
+  preempted.current = search::ThreadId{1};
+  preempted.picked = search::ThreadId{2};
+  preempted.point.thread = search::ThreadId{1};
+  preempted.point.op = search::OpKind::kAtomic;
+  preempted.point.instruction = 0x401236;
+  preempted.point.resource = 0x404040;
+  preempted.point.is_write = true;
+  bug.found.schedule = {preempted};
+  bug.found.preemption_decisions = {0};
+  bug.object_names.AddThread(search::ThreadId{1}, 2);
+  bug.object_names.Add({2, 0x404040, "counter (prog)"});
+  summary.bugs.push_back(bug);
+  const std::string text = ExploreTextReport(summary);
+  EXPECT_NE(text.find("preemption 1 (decision 0): thread 1 could go on at the atomic instruction 0x401236 writing "
+                      "counter (prog), thread 2 ran instead"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace chess::cli
