@@ -9,6 +9,7 @@
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "cli/visibility.h"
+#include "tests/unit/trace_test_support.h"
 
 namespace chess::cli {
 namespace {
@@ -232,11 +233,8 @@ TEST(AtomicPointsReport, APreemptionAtAnAtomicInstructionNamesItAndWhatItTouched
   bug.found.execution = 3;
   bug.found.preemptions = 1;
   bug.found.summary.outcome = search::Outcome::kSignal;
-  search::RecordedDecision preempted;
-  preempted.current = search::ThreadId{1};
-  preempted.picked = search::ThreadId{2};
-  preempted.point.thread = search::ThreadId{1};
-  preempted.point.op = search::OpKind::kAtomic;
+  search::RecordedDecision preempted =
+      trace::test_support::MakeDecision(1, search::OpKind::kAtomic, -1, 0, 2, search::StopReason::kReachedPoint);
   preempted.point.instruction = 0x401236;
   preempted.point.resource = 0x404040;
   preempted.point.is_write = true;
