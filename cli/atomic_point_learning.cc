@@ -2,7 +2,7 @@
 
 #include "cli/json_writer.h"
 #include "cli/report.h"
-#include "search/non_preemptive_strategy.h"
+#include "search/bounded_execution.h"
 #include "supervisor/world/output_capture.h"
 
 namespace chess::cli {
@@ -50,11 +50,11 @@ void AtomicPointsSeen::WriteJson(JsonWriter& json) const {
   json.EndObject();
 }
 
-void AtomicPointLearning::Learn(const PreparedExecution& execution) {
+void AtomicPointLearning::Learn(const PreparedExecution& execution, const search::LivenessLimits& limits) {
   supervisor::SupervisorOptions options = execution.options;
   options.atomic_points = LearningPlan();
   options.fork_server = nullptr;
-  search::NonPreemptiveStrategy natural;
+  search::BoundedExecution natural(search::Branch{}, limits);
   supervisor::OutputCapture capture;
   const bool captured = capture.Begin().ok();
   const supervisor::ExecutionResult result = Execute(execution, options, natural);

@@ -12,6 +12,7 @@
 
 #include "cli/execution.h"
 #include "search/atomic_points.h"
+#include "search/liveness_monitor.h"
 #include "search/outcome.h"
 
 namespace chess::cli {
@@ -49,12 +50,13 @@ class AtomicPointLearning {
  public:
   explicit AtomicPointLearning(uint64_t max_points) : max_points_(max_points) {}
 
-  // Runs the learning execution: the natural schedule (no preemption), every atomic instruction a
-  // stop and none a point, its output captured and dropped. No fork server: the search's first
-  // execution makes the template, as it would without this one. Not one of the search's
-  // executions and never a trace: if it fails (a crash, an assertion), the search's first
-  // execution runs the same schedule and reports it.
-  void Learn(const PreparedExecution& execution);
+  // Runs the learning execution: the schedule of pb's first execution (no preemption, fair, and
+  // ended by `limits` as the search's executions are: a livelock must not run forever), every
+  // atomic instruction a stop and none a point, its output captured and dropped. No fork
+  // server: the search's first execution makes the template, as it would without this one. Not
+  // one of the search's executions and never a trace: if it fails (a crash, an assertion), the
+  // search's first execution runs the same schedule and reports it.
+  void Learn(const PreparedExecution& execution, const search::LivenessLimits& limits);
   // What a learning execution saw and how it ended (Learn's own, or a test's).
   void Learned(const search::AtomicPointCount& count, search::Outcome outcome);
 

@@ -46,6 +46,14 @@ std::string UniqueTracePath(const std::string& dir, const std::vector<std::strin
   return path;
 }
 
+// What ends an execution that does not end by itself: --max-steps, for the search's executions
+// and for the one that learns atomic points before them.
+search::LivenessLimits Liveness(const ExploreOptions& options) {
+  search::LivenessLimits limits;
+  limits.max_steps = options.max_steps;
+  return limits;
+}
+
 class Search {
  public:
   // `atomics`: the atomic points every execution has, as they were learned (--sync-points atomics).
@@ -197,7 +205,7 @@ int Search::Run() {
   options.minimize = options_.minimize;
   options.max_executions = options_.max_executions;
   options.keep_going = options_.keep_going;
-  options.liveness.max_steps = options_.max_steps;
+  options.liveness = Liveness(options_);
   search::ExplorerHooks hooks;
   hooks.should_stop = [this] {
     if (supervisor::PendingStopSignal() != 0) return true;
@@ -419,7 +427,7 @@ int ExploreCommand(const ExploreOptions& options) {
   std::optional<AtomicPointsSeen> atomics;
   if (settings.sync_points >= SyncPoints::kAtomics) {
     AtomicPointLearning learning(options.max_atomic_points);
-    learning.Learn(execution);
+    learning.Learn(execution, Liveness(options));
     messages.Say(learning.Sentence() + learning.FailureNote());
     execution.options.atomic_points = learning.Plan();
     settings.atomic_points = learning.Plan();
