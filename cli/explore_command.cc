@@ -60,7 +60,7 @@ class Search {
   Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages,
          const std::optional<AtomicPointsSeen>& atomics)
       : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
-        backend_(execution, options.expect_exit) {
+        backend_(execution, options.expect_exit), atomics_(atomics) {
     if (atomics) backend_.UseAtomicPoints(*atomics);
   }
 
@@ -99,6 +99,8 @@ class Search {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   double last_progress_ = -1;
   bool time_limited_ = false;
+  // --sync-points atomics: the sites every execution has, as they were learned.
+  std::optional<AtomicPointsSeen> atomics_;
 };
 
 Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, search::Outcome outcome, uint64_t execution,
@@ -189,6 +191,10 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
     line += bounded;
   }
   if (p.sampled > 0) line += ", " + std::to_string(p.sampled) + " sampled";
+  if (atomics_) {
+    line += ", atomic points at " + Plural(atomics_->sites, "site", "sites") + " (of " +
+            std::to_string(atomics_->learned_sites) + " executed)";
+  }
   if (p.bugs > 0) line += ", " + std::to_string(p.bugs) + (p.bugs == 1 ? " bug" : " bugs");
   char elapsed[32];
   std::snprintf(elapsed, sizeof(elapsed), ", %.0f s", now);
@@ -427,8 +433,12 @@ int ExploreCommand(const ExploreOptions& options) {
   std::optional<AtomicPointsSeen> atomics;
   if (settings.sync_points >= SyncPoints::kAtomics) {
     AtomicPointLearning learning(options.max_atomic_points);
+    // On the progress line, not in the report, whose first line names the outcome (its
+    // "scheduling points:" line and --report give the sites).
+    const bool progress = !options.quiet;
+    if (progress) messages.Live("learning the atomic points: one execution before the search");
     learning.Learn(execution, Liveness(options));
-    messages.Say(learning.Sentence() + learning.FailureNote());
+    if (progress) messages.Live(learning.Sentence() + learning.FailureNote());
     execution.options.atomic_points = learning.Plan();
     settings.atomic_points = learning.Plan();
     atomics = learning.Seen();
