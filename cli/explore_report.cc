@@ -75,13 +75,14 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
   return text;
 }
 
-// What the atomic layer did not see: the operations it samples past its cap, and the memory
-// accesses that are no points at all (until a race layer makes some of them points).
 // Some execution reached --max-atomic-points: what came after was not searched.
 bool AtomicsSampled(const SearchVisibility& visibility) {
   return visibility.atomics && visibility.atomics->capped_executions > 0;
 }
 
+// What the atomic layer did not see: the operations it samples past its cap, the files it could
+// not patch, and the memory accesses that are no points at all (until a race layer makes some of
+// them points).
 std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
   std::vector<std::string> notes;
   if (!visibility.atomics) return notes;

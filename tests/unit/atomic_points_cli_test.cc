@@ -180,6 +180,26 @@ TEST(AtomicPointsVisibility, TheLayerIsNamedAndTheBlindSpotSaysWhatItStillMisses
   EXPECT_FALSE(tally.Summarize(SyncPoints::kProcesses).atomics.has_value());
 }
 
+TEST(AtomicPointsVisibility, ABlindSpotClaimsNoAtomicPointsTheLayerDidNotHave) {
+  const auto blind_spot = [](const search::AtomicPointCount& learned) {
+    VisibilityTally tally;
+    tally.Add({Threaded("/t/rust_prog", supervisor::Linking::kDynamic)});
+    AtomicPointLearning learning(10);
+    learning.Learned(learned, search::Outcome::kOk);
+    tally.UseAtomicPoints(learning.Seen());
+    const SearchVisibility seen = tally.Summarize(SyncPoints::kAtomics);
+    return seen.blind_spots.empty() ? std::string() : seen.blind_spots[0];
+  };
+  // No site shared: the program's atomics were no points, as without the layer.
+  const std::string none = blind_spot(search::AtomicPointCount{});
+  EXPECT_NE(none.find("such operations are not scheduling points"), std::string::npos) << none;
+  EXPECT_EQ(none.find("were points"), std::string::npos) << none;
+  // Its file could not be patched: the same.
+  search::AtomicPointCount refused = Learned();
+  refused.refused = {"/t/rust_prog: writable code"};
+  EXPECT_EQ(blind_spot(refused).find("were points"), std::string::npos) << blind_spot(refused);
+}
+
 TEST(AtomicPointsReport, TheVerdictNamesTheSitesTheCapAndWhatStaysUnseen) {
   search::ExplorationResult result;
   result.executions = 6;
