@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 
+#include "cli/atomic_point_learning.h"
 #include "cli/cpu_pinning.h"
 #include "cli/exit_codes.h"
 #include "cli/report.h"
@@ -202,7 +203,11 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   supervisor::SupervisorOptions& options = prepared.options;
   options.slice = std::chrono::nanoseconds(static_cast<int64_t>(settings.slice_ms * 1e6));
   options.io_points = cross_process;
-  if (atomics) options.atomic_points = search::AtomicPointPlan{};  // a learning execution
+  if (atomics) {
+    options.atomic_points = settings.atomic_points.value_or(LearningPlan());
+    prepared.code_cache = std::make_unique<code::CodeCache>();
+    options.code_cache = prepared.code_cache.get();
+  }
   if (settings.external_wait_seconds) {
     options.external_wait = std::chrono::nanoseconds(static_cast<int64_t>(*settings.external_wait_seconds * 1e9));
   }
@@ -289,7 +294,8 @@ supervisor::ExecutionResult Execute(const PreparedExecution& prepared, const sup
 }
 
 bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
-                     const std::string& report_path, Messages& messages) {
+                     const std::string& report_path, const std::optional<search::AtomicPointPlan>& atomic_points,
+                     Messages& messages) {
   if (result.exec_errno) {
     messages.Say("cannot execute " + path + ": " + std::strerror(*result.exec_errno));
   } else if (result.stopped_by_signal) {
@@ -302,7 +308,7 @@ bool ReportExecution(const supervisor::ExecutionResult& result, const std::strin
   }
   if (report_path.empty()) return true;
   std::string error;
-  if (!WriteFileAtomically(report_path, JsonReport(result, command), error)) {
+  if (!WriteFileAtomically(report_path, JsonReport(result, command, atomic_points), error)) {
     messages.Say(error);
     return false;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/messages.h"
+#include "search/atomic_points.h"
 #include "search/strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/world/standard_input.h"
@@ -50,6 +51,10 @@ struct ExecutionSettings {
   // sync operations the preload shim announces (it goes into LD_PRELOAD, not into `env`, which
   // stays the user's, as a trace records it); kProcesses adds what other processes see too.
   SyncPoints sync_points = SyncPoints::kSyscalls;
+  // kAtomics: which atomic instructions are points. Empty: an execution that learns them (stops
+  // at every one, parks at none: `run`); a search, and a replay of one of its traces, give the
+  // sites the search learned (kPoints), so that every execution stops at the same ones.
+  std::optional<search::AtomicPointPlan> atomic_points;
 };
 
 // How much standard input chess-trace reads to record it.
@@ -59,6 +64,9 @@ struct PreparedExecution {
   supervisor::LaunchSpec spec;
   supervisor::SupervisorOptions options;
   std::unique_ptr<seccomp::BpfProgram> filter;  // spec.filter points at it
+  // The files decoded for atomic points, kept for every execution (options.code_cache points at
+  // it): a search decodes each file once.
+  std::unique_ptr<code::CodeCache> code_cache;
   std::optional<supervisor::CapturedInput> input;  // given afresh to each execution
   // The namespaces every execution runs in (options.shared_init points at it): a search's
   // executions share one set instead of creating their own.
@@ -83,10 +91,12 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
 supervisor::ExecutionResult Execute(const PreparedExecution& prepared, const supervisor::SupervisorOptions& options,
                                     search::Strategy& strategy, uint64_t* isolated = nullptr);
 
-// Says how the execution ended (or why it could not run), and writes the JSON report if asked.
-// Returns false when the report could not be written.
+// Says how the execution ended (or why it could not run), and writes the JSON report if asked;
+// `atomic_points`: the execution's plan, whose count the report then gives. Returns false when
+// the report could not be written.
 bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
-                     const std::string& report_path, Messages& messages);
+                     const std::string& report_path, const std::optional<search::AtomicPointPlan>& atomic_points,
+                     Messages& messages);
 
 // Writes `content` to a temporary file beside `path` and renames it into place; false, with
 // `error` set, when it cannot.

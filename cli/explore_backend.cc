@@ -87,6 +87,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
   visibility_.Add(result.images);
+  visibility_.AddAtomics(result.atomics);
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.message = result.message;
   summary.outcome = Judge(result, &summary.message);

@@ -43,6 +43,8 @@ class SupervisorBackend final : public search::ExecutionBackend {
   const std::optional<InterruptedRun>& Interrupted() const { return interrupted_; }
   // What the executions so far let the search see of each program.
   const VisibilityTally& Visibility() const { return visibility_; }
+  // The atomic points every execution has (--sync-points atomics), as they were learned.
+  void UseAtomicPoints(const AtomicPointsSeen& learned) { visibility_.UseAtomicPoints(learned); }
   // How many executions were forked from a fork server's template.
   uint64_t Forked() const { return forked_; }
   // The --isolate word the last execution really had (CLONE_NEW* flags, kPrivateTmp…).

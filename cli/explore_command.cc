@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "cli/atomic_point_learning.h"
 #include "cli/command_line.h"
 #include "cli/execution.h"
 #include "cli/exit_codes.h"
@@ -45,11 +46,23 @@ std::string UniqueTracePath(const std::string& dir, const std::vector<std::strin
   return path;
 }
 
+// What ends an execution that does not end by itself: --max-steps, for the search's executions
+// and for the one that learns atomic points before them.
+search::LivenessLimits Liveness(const ExploreOptions& options) {
+  search::LivenessLimits limits;
+  limits.max_steps = options.max_steps;
+  return limits;
+}
+
 class Search {
  public:
-  Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages)
+  // `atomics`: the atomic points every execution has, as they were learned (--sync-points atomics).
+  Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages,
+         const std::optional<AtomicPointsSeen>& atomics)
       : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
-        backend_(execution, options.expect_exit) {}
+        backend_(execution, options.expect_exit), atomics_(atomics) {
+    if (atomics) backend_.UseAtomicPoints(*atomics);
+  }
 
   int Run();
 
@@ -86,6 +99,8 @@ class Search {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   double last_progress_ = -1;
   bool time_limited_ = false;
+  // --sync-points atomics: the sites every execution has, as they were learned.
+  std::optional<AtomicPointsSeen> atomics_;
 };
 
 Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, search::Outcome outcome, uint64_t execution,
@@ -176,6 +191,10 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
     line += bounded;
   }
   if (p.sampled > 0) line += ", " + std::to_string(p.sampled) + " sampled";
+  if (atomics_) {
+    line += ", atomic points at " + Plural(atomics_->sites, "site", "sites") + " (of " +
+            std::to_string(atomics_->learned_sites) + " executed)";
+  }
   if (p.bugs > 0) line += ", " + std::to_string(p.bugs) + (p.bugs == 1 ? " bug" : " bugs");
   char elapsed[32];
   std::snprintf(elapsed, sizeof(elapsed), ", %.0f s", now);
@@ -192,7 +211,7 @@ int Search::Run() {
   options.minimize = options_.minimize;
   options.max_executions = options_.max_executions;
   options.keep_going = options_.keep_going;
-  options.liveness.max_steps = options_.max_steps;
+  options.liveness = Liveness(options_);
   search::ExplorerHooks hooks;
   hooks.should_stop = [this] {
     if (supervisor::PendingStopSignal() != 0) return true;
@@ -259,7 +278,8 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "explore",
       "Search PROGRAM's thread schedules systematically for a concurrency bug: every schedule "
       "with no preemption, then every one with 1, then 2 (--preemption-bound), switching threads "
-      "at syscalls and at every pthread/C11 sync operation. Each execution starts from the same "
+      "at syscalls, at every pthread/C11 sync operation and before the atomic instructions two or "
+      "more threads execute (learned from a first execution; --sync-points). Each execution starts from the same "
       "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
       "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
       "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
@@ -268,7 +288,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
       "SIGINT (Ctrl-C), SIGTERM or SIGHUP (the report so far is printed).");
   AddProgramOptions(*explore, options.program,
-                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "processes"});
+                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "atomics"});
   std::vector<std::string> strategies;
   for (const auto& [kind, name] : search::kStrategyNames) strategies.emplace_back(name);
   std::string strategy_choices;
@@ -332,6 +352,13 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("N")
       ->check(AtLeastOne())
       ->capture_default_str();
+  explore->add_option("--max-atomic-points", options.max_atomic_points,
+                      "--sync-points atomics: an execution parks at its first N atomic operations at most; "
+                      "the later ones run through without being points, and the report says the search "
+                      "sampled them (a program with millions of atomic operations still finishes)")
+      ->type_name("N")
+      ->check(AtLeastOne())
+      ->capture_default_str();
   explore->add_option("--expect-exit", options.expect_exit,
                       "The program's exit status when it works (a test that exits 1 on success, say)")
       ->type_name("N")
@@ -363,7 +390,7 @@ int ExploreCommand(const ExploreOptions& options) {
   Messages messages;
   if (!messages.UseLog(options.program.log_path)) return kExitError;
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
-  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kProcesses, messages);
+  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kAtomics, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
   // Where the results go is checked before the first execution: a search that found a bug must
@@ -401,7 +428,22 @@ int ExploreCommand(const ExploreOptions& options) {
   execution.options.execution_timeout =
       std::chrono::nanoseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1e9));
   supervisor::InstallStopHandlers();
-  return Search(options, std::move(settings), execution, messages).Run();
+  // The atomic instructions two or more threads run are learned once, before the search, and
+  // are every execution's points (traces keep them, so a replay parks at the same ones).
+  std::optional<AtomicPointsSeen> atomics;
+  if (settings.sync_points >= SyncPoints::kAtomics) {
+    AtomicPointLearning learning(options.max_atomic_points);
+    // On the progress line, not in the report, whose first line names the outcome (its
+    // "scheduling points:" line and --report give the sites).
+    const bool progress = !options.quiet;
+    if (progress) messages.Live("learning the atomic points: one execution before the search");
+    learning.Learn(execution, Liveness(options));
+    if (progress) messages.Live(learning.Sentence() + learning.FailureNote());
+    execution.options.atomic_points = learning.Plan();
+    settings.atomic_points = learning.Plan();
+    atomics = learning.Seen();
+  }
+  return Search(options, std::move(settings), execution, messages, atomics).Run();
 }
 
 }  // namespace chess::cli

@@ -26,6 +26,7 @@ struct ExploreOptions {
   std::optional<double> time_limit_seconds;
   double execution_timeout_seconds = 60;
   uint64_t max_steps = 100'000;
+  uint64_t max_atomic_points = 10'000;  // --sync-points atomics: points per execution
   int expect_exit = 0;
   bool keep_going = false;
   std::string out_dir = "chess-trace-out";

@@ -58,6 +58,10 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
     if (layer == "syscalls") words.push_back("syscalls");
     if (layer == "sync-ops") words.push_back("pthread/C11 sync operations (" + std::to_string(announced) + " announced)");
     if (layer == "cross-process") words.push_back("cross-process I/O");
+    if (layer == "atomics" && visibility.atomics) {
+      words.push_back("atomic instructions at " + Plural(visibility.atomics->sites, "site", "sites") + " (of " +
+                      std::to_string(visibility.atomics->learned_sites) + " executed in the execution that learned them)");
+    }
   }
   std::string text;
   for (size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + words[i];
@@ -69,6 +73,29 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
     text += " only (--focus: the other processes ran without preemptions)";
   }
   return text;
+}
+
+// Some execution reached --max-atomic-points: what came after was not searched.
+bool AtomicsSampled(const SearchVisibility& visibility) {
+  return visibility.atomics && visibility.atomics->capped_executions > 0;
+}
+
+// What the atomic layer did not see: the operations it samples past its cap, the files it could
+// not patch, and the memory accesses that are no points at all (until a race layer makes some of
+// them points).
+std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
+  std::vector<std::string> notes;
+  if (!visibility.atomics) return notes;
+  const AtomicPointsSeen& atomics = *visibility.atomics;
+  if (atomics.capped_executions > 0) {
+    notes.push_back("sampled: the first " + std::to_string(atomics.max_points) + " atomic operations of each execution (" +
+                    Plural(atomics.capped_executions, "execution", "executions") +
+                    " reached --max-atomic-points; the later ones ran through without being points)");
+  }
+  for (const std::string& file : atomics.refused) notes.push_back("atomic points refused: " + file);
+  notes.push_back("not seen: atomic loads, relaxed and release stores and plain memory accesses (no race layer yet): a "
+                  "bug that needs a thread switch between two of them cannot be found");
+  return notes;
 }
 
 }  // namespace
@@ -106,7 +133,7 @@ std::string CoverageSentence(const SearchSummary& s) {
     const uint32_t needed = c.bound_completed.value_or(0);
     const bool exhausted = r.end == search::SearchEnd::kExhausted;
     // Over a program whose sync operations were out of sight, "all" would read as a proof.
-    const bool blind = !s.visibility.blind_spots.empty();
+    const bool blind = !s.visibility.blind_spots.empty() || AtomicsSampled(s.visibility);
     const std::string over = blind ? " at the points it could see" : "";
     if (exhausted) {
       text = blind ? (bounded == 1 ? "the only schedule" : Plural(bounded, "schedule", "schedules")) + " explored" + over
@@ -169,7 +196,9 @@ std::string FoundHow(const search::FoundBug& found) {
 std::string DescribePreemption(const search::RecordedDecision& d, const trace::ObjectNames& names) {
   const std::string current = d.current ? "thread " + std::to_string(d.current->value) : "";
   const std::string object =
-      d.current && d.point.op == search::OpKind::kSyncOp ? names.Find(*d.current, d.point.resource) : "";
+      d.current && (d.point.op == search::OpKind::kSyncOp || d.point.op == search::OpKind::kAtomic)
+          ? names.Find(*d.current, d.point.resource)
+          : "";
   if (d.fired_early) {
     const bool could_go_on = d.current && *d.current != d.picked && d.stop == search::StopReason::kReachedPoint;
     return "thread " + std::to_string(d.picked.value) + "'s deadline fired early (its sleep or timed wait ended)" +
@@ -221,7 +250,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
   }
   if (!s.error.empty()) out << "chess-trace: " << (s.unsupported ? "unsupported: " : "error: ") << s.error << "\n";
   if (s.bugs.empty() && s.error.empty()) {
-    const bool blind = !s.visibility.blind_spots.empty();
+    const bool blind = !s.visibility.blind_spots.empty() || AtomicsSampled(s.visibility);
     const std::string verdict = s.interrupted ? "interrupted by " + SignalName(s.stop_signal) + ", no bug so far: "
                                 : r.end == search::SearchEnd::kPruned ? "no bug found, but "
                                 : blind ? "no bug found, but the search could not see everything: "
@@ -229,6 +258,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
     out << "chess-trace: " << verdict << CoverageSentence(s) << "\n";
     for (const std::string& spot : s.visibility.blind_spots) out << "  warning: " << spot << "\n";
     out << "  scheduling points: " << DescribeLayers(s.visibility) << "\n";
+    for (const std::string& note : AtomicNotes(s.visibility)) out << "  " << note << "\n";
     for (const std::string& hint : s.visibility.hints) out << "  hint: " << hint << "\n";
   } else if (s.bugs.empty()) {
     out << "  the search stopped there: nothing it explored is a statement about the program\n";
@@ -318,6 +348,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   }
   json.EndArray();
   json.EndObject();
+  if (s.visibility.atomics) s.visibility.atomics->WriteJson(json);
   json.Key("warnings").BeginArray();
   for (const std::string& spot : s.visibility.blind_spots) json.String(spot);
   json.EndArray();

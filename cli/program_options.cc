@@ -103,7 +103,15 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                      "these. `processes`: also at what other processes see — pipe and socket reads and "
                      "writes, bind, listen, connect, accept, shutdown, unlink, rename, mkdir, open with "
                      "O_CREAT, mknod, wait4 — so races between the processes of a harness are explored; "
-                     "`auto` trims those for speed (default: " + defaults.sync_points_text + ")")
+                     "`auto` trims those for speed. `atomics`: also before the atomic instructions (locked "
+                     "read-modify-writes, xchg, cmpxchg, fences) of the program's own code and of its libraries "
+                     "that run while another thread is alive — for lock-free code, Rust, C11/C++ atomics. A first "
+                     "execution, run without preemptions, learns which sites those are (libc and ld.so stay out "
+                     "when the shim announces their locks); breakpoints there then cost a trap and a ptrace round "
+                     "trip each, so a search runs slower, and explore's --max-atomic-points caps them per execution. "
+                     "Atomic loads and relaxed or release stores (plain moves on x86) and plain memory accesses "
+                     "are not points "
+                     "(default: " + defaults.sync_points_text + ")")
       ->check(OneOf({"syscalls", "auto", "processes", "atomics"}))
       ->type_name("syscalls|auto|processes|atomics");
   command.add_option("command", options.command,

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "cli/atomic_point_learning.h"
 #include "cli/json_writer.h"
 
 namespace chess::cli {
@@ -185,7 +186,8 @@ std::string ThreadStates(const supervisor::ExecutionResult& r) {
   return out.str();
 }
 
-std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& command) {
+std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& command,
+                       const std::optional<search::AtomicPointPlan>& atomic_points) {
   JsonWriter json;
   json.BeginObject();
   json.Key("schema").Int(kReportSchema);
@@ -231,6 +233,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
   json.Key("scheduling_points").Int(static_cast<int64_t>(r.scheduling_points));
   json.Key("threads_created").Int(static_cast<int64_t>(r.threads_created));
   json.Key("wall_seconds").Double(r.wall_seconds);
+  if (auto seen = AtomicPointsSeen::Of(atomic_points, r.atomics)) seen->WriteJson(json);
   json.EndObject();
   return json.str() + "\n";
 }

@@ -1,6 +1,7 @@
 // Reports of one execution: the text a person reads on stderr and the --report JSON.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,10 @@ void WriteFrames(JsonWriter& json, const std::vector<supervisor::StackFrame>& fr
 // lines, not strings; threads say which condition variable they wait on.
 inline constexpr int kReportSchema = 2;
 
-std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command);
+// `atomic_points`: the execution's plan (SupervisorOptions::atomic_points); given, the report has
+// an "atomic_points" object.
+std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command,
+                       const std::optional<search::AtomicPointPlan>& atomic_points = std::nullopt);
 
 // "SIGSEGV" for 11.
 std::string SignalName(int signal);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "cli/atomic_point_learning.h"
 #include "cli/command_line.h"
 #include "cli/determinism_command.h"
 #include "cli/execution.h"
@@ -95,7 +96,14 @@ int RunCommand(const RunOptions& options) {
   supervisor::ExecutionResult result =
       recording ? recording->Run(execution, execution.options) : Execute(execution, execution.options, strategy);
   result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
-  bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, messages);
+  bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, execution.options.atomic_points, messages);
+  if (settings.sync_points >= SyncPoints::kAtomics && result.stopped_by_signal == 0) {
+    // A run learns the atomic points and parks at none: what it saw is what explore would search.
+    // Said after the report, whose first line names the outcome.
+    AtomicPointLearning learned(0);
+    learned.Learned(result.atomics, result.outcome);
+    messages.Say(learned.Sentence());
+  }
   if (recording) {
     if (auto finished = recording->Finish(result, settings); !finished) {
       messages.Say(finished.error());

@@ -237,13 +237,13 @@ int ReplayCommand(const ReplayOptions& options) {
     return 0;
   }
   if (result.stopped_by_signal != 0) {  // SIGINT, SIGTERM, SIGHUP: 130, 143, 129, as for run
-    ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
+    ReportExecution(result, execution.spec.path, "replay", options.report_path, execution.options.atomic_points, messages);
     return 128 + result.stopped_by_signal;
   }
   if (!options.stop_at.empty() && result.outcome != search::Outcome::kDivergence) {
     messages.Say("--stop-at " + options.stop_at + ": the replay ended (" +
                  Describe(result.outcome, result.exit_status, result.signal) + ") before reaching that point");
-    ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
+    ReportExecution(result, execution.spec.path, "replay", options.report_path, execution.options.atomic_points, messages);
     return kExitDiverged;
   }
 
@@ -251,10 +251,10 @@ int ReplayCommand(const ReplayOptions& options) {
     messages.Say("diverged: the replay stopped following the recording at " + result.message);
     messages.Raw(ThreadStates(result));
     messages.Raw(kinds);
-    ReportExecution(result, execution.spec.path, "replay", options.report_path, messages);
+    ReportExecution(result, execution.spec.path, "replay", options.report_path, execution.options.atomic_points, messages);
     return kExitDiverged;
   }
-  if (!ReportExecution(result, execution.spec.path, "replay", options.report_path, messages)) return kExitError;
+  if (!ReportExecution(result, execution.spec.path, "replay", options.report_path, execution.options.atomic_points, messages)) return kExitError;
   if (!trace->outcome) {
     messages.Say("the recording has no outcome (the recorded run was cut short); the replay ended with " +
                  Describe(result.outcome, result.exit_status, result.signal));

@@ -68,7 +68,8 @@ trace::Options TraceOptions(const ExecutionSettings& settings, uint64_t isolated
   options.slice_nanos = static_cast<uint64_t>(settings.slice_ms * 1e6);
   options.visible_cpus = static_cast<uint64_t>(get_nprocs());
   options.sync_points = settings.sync_points != SyncPoints::kSyscalls;
-  options.io_points = settings.sync_points == SyncPoints::kProcesses;
+  options.io_points = settings.sync_points >= SyncPoints::kProcesses;
+  options.atomic_points = settings.sync_points >= SyncPoints::kAtomics;
   return options;
 }
 
@@ -83,7 +84,12 @@ ExecutionSettings RecordedSettings(const trace::Trace& trace) {
   settings.isolation = trace.options.isolation;
   settings.isolation_required = trace.options.isolation != 0;
   if (trace.standard_input) settings.input = FromTrace(*trace.standard_input);
-  if (trace.options.io_points) {
+  if (trace.options.atomic_points) {
+    // With the sites the recording had: a replay stops at the same atomic instructions (and a
+    // trace of a learning execution, without sites, learns again: it parked at none).
+    settings.sync_points = SyncPoints::kAtomics;
+    settings.atomic_points = trace.atomic_points;
+  } else if (trace.options.io_points) {
     settings.sync_points = SyncPoints::kProcesses;
   } else {
     settings.sync_points = trace.options.sync_points ? SyncPoints::kAuto : SyncPoints::kSyscalls;
@@ -102,6 +108,10 @@ Result<void> TraceRecording::Open(const std::string& path, bool replace, const E
 supervisor::ExecutionResult TraceRecording::Run(const PreparedExecution& execution,
                                                 supervisor::SupervisorOptions options) {
   options.log = &recorder_;
+  // The sites a search learned, so that a replay parks at the same ones.
+  if (options.atomic_points && options.atomic_points->mode == search::AtomicPointPlan::Mode::kPoints) {
+    writer_.WriteAtomicSites(*options.atomic_points);
+  }
   return Execute(execution, options, recorder_, &isolated_);
 }
 

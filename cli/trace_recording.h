@@ -23,7 +23,8 @@ class TraceRecording {
   Result<void> Open(const std::string& path, bool replace, const ExecutionSettings& settings,
                     const PreparedExecution& execution);
   // Runs the execution with `options` — the prepared ones, or a copy that asks more of them —
-  // every decision and input from outside written down as it is made.
+  // every decision and input from outside written down as it is made (and first, the atomic
+  // sites of a kPoints plan).
   supervisor::ExecutionResult Run(const PreparedExecution& execution, supervisor::SupervisorOptions options);
   // Writes the options (with the namespaces the run really had) and the outcome, and puts the
   // file in place. `strategy`: the name the trace gives the strategy that made the schedule
@@ -46,7 +47,7 @@ class TraceRecording {
 trace::Command TraceCommand(const ExecutionSettings& settings, const std::string& executable);
 trace::Options TraceOptions(const ExecutionSettings& settings, uint64_t isolated, std::string strategy);
 // The recorded command, environment, working directory, seed, epoch, slice, isolation, standard
-// input and sync points.
+// input, sync points and the atomic sites a search parked at.
 ExecutionSettings RecordedSettings(const trace::Trace& trace);
 
 // Standard input and the standard descriptors as a trace holds them, and back.

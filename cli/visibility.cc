@@ -7,8 +7,19 @@ namespace {
 
 std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
 
+// Whether the atomic layer had points and could patch `program`'s own code: only then may a
+// blind spot say its atomic instructions were points.
+bool AtomicsCovered(const supervisor::ProgramImage& program, const std::optional<AtomicPointsSeen>& atomics) {
+  if (!atomics || atomics->sites == 0) return false;
+  for (const std::string& refused : atomics->refused) {
+    if (refused.rfind(program.path, 0) == 0) return false;
+  }
+  return true;
+}
+
 // Why `program`'s threads synchronized out of the search's sight, or "" when they did not.
-std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level) {
+std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level,
+                      const std::optional<AtomicPointsSeen>& atomics) {
   if (!program.multithreaded || program.sync_ops > 0) return {};
   const std::string name = Basename(program.path);
   const std::string consequence =
@@ -17,6 +28,14 @@ std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level)
   if (level == SyncPoints::kSyscalls) {
     return name + " ran several threads, and its lock and condition-variable operations were not scheduling "
                   "points (--sync-points syscalls)" + consequence + ". Leave out --sync-points syscalls";
+  }
+  if (level >= SyncPoints::kAtomics && AtomicsCovered(program, atomics)) {
+    // The atomic layer saw part of what the shim could not: not all of it.
+    return name + " ran several threads and announced no pthread or C11 sync call" +
+           (program.linking == supervisor::Linking::kStatic ? " (it is statically linked)" : "") +
+           "; its atomic instructions that two or more threads executed were points (--sync-points atomics), "
+           "but its atomic loads, plain stores and other memory accesses were not. A bug that needs a thread "
+           "switch between two of those cannot be found, and this search is no proof that there is none";
   }
   switch (program.linking) {
     case supervisor::Linking::kStatic:
@@ -99,10 +118,14 @@ SearchVisibility VisibilityTally::Summarize(SyncPoints level, const std::vector<
   bool sync_ops = false;
   for (const supervisor::ProgramImage& program : programs_) {
     sync_ops = sync_ops || program.sync_ops > 0;
-    if (std::string why = BlindSpot(program, level); !why.empty()) visibility.blind_spots.push_back(std::move(why));
+    if (std::string why = BlindSpot(program, level, atomics_); !why.empty()) visibility.blind_spots.push_back(std::move(why));
   }
   if (sync_ops) visibility.visible_layers.push_back("sync-ops");
-  if (level == SyncPoints::kProcesses) visibility.visible_layers.push_back("cross-process");
+  if (level >= SyncPoints::kProcesses) visibility.visible_layers.push_back("cross-process");
+  if (level >= SyncPoints::kAtomics && atomics_) {
+    visibility.visible_layers.push_back("atomics");
+    visibility.atomics = atomics_;
+  }
   return visibility;
 }
 

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/atomic_point_learning.h"
 #include "cli/execution.h"
 #include "supervisor/program_images.h"
 
@@ -15,8 +17,11 @@ namespace chess::cli {
 
 struct SearchVisibility {
   // The layers that gave the search points: "syscalls" always; "sync-ops" where the preload
-  // shim announced pthread/C11 operations; "cross-process" with --sync-points processes.
+  // shim announced pthread/C11 operations; "cross-process" with --sync-points processes;
+  // "atomics" with --sync-points atomics.
   std::vector<std::string> visible_layers;
+  // --sync-points atomics: the sites, and what the executions saw of them.
+  std::optional<AtomicPointsSeen> atomics;
   // Every program the tree ran, as the executions saw it (multithreaded in any of them, its
   // sync operations summed).
   std::vector<supervisor::ProgramImage> programs;
@@ -34,11 +39,17 @@ struct SearchVisibility {
 class VisibilityTally {
  public:
   void Add(const std::vector<supervisor::ProgramImage>& images);
+  // The search's atomic points (what they were learned from), and each execution's count.
+  void UseAtomicPoints(const AtomicPointsSeen& learned) { atomics_ = learned; }
+  void AddAtomics(const search::AtomicPointCount& count) {
+    if (atomics_) atomics_->Add(count);
+  }
   SearchVisibility Summarize(SyncPoints level, const std::vector<std::string>& focus = {}) const;
 
  private:
   std::vector<supervisor::ProgramImage> programs_;  // in the order first seen
   std::map<std::string, size_t> by_path_;
+  std::optional<AtomicPointsSeen> atomics_;
 };
 
 }  // namespace chess::cli

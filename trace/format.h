@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "search/atomic_points.h"
 #include "search/fnv1a.h"
 #include "search/outcome.h"
 #include "search/replay_strategy.h"
@@ -19,8 +20,12 @@ namespace chess::trace {
 inline constexpr char kMagic[8] = {'C', 'H', 'E', 'S', 'S', 'T', 'R', 'C'};
 inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'};
 // 2: the header and the trailer are zstd skippable frames (a trace is a zstd file), and the
-// object-name and standard-descriptors records exist; 1 is still read.
-inline constexpr uint16_t kFormatVersion = 2;
+// object-name and standard-descriptors records exist. 3: atomic points — the atomic-sites
+// record, and decisions that name the instruction a thread stopped before. 1 and 2 are still
+// read; a reader of 2 refuses a 3 by its version rather than calling its new records damage.
+inline constexpr uint16_t kFormatVersion = 3;
+// The first format with atomic points.
+inline constexpr uint16_t kFirstAtomicFormat = 3;
 // The longest string a record may hold (an argument, a variable, a message, a report); the
 // reader refuses longer ones, and the writer cuts what it writes to fit.
 inline constexpr size_t kMaxRecordString = size_t{1} << 20;
@@ -40,10 +45,14 @@ enum class RecordType : uint8_t {
   kStandardInput = 9,  // what the program's stdin held, when it was not a terminal
   kObjectName = 10,    // the variable at the address a sync operation worked on
   kStandardDescriptors = 11,  // what the program's descriptors 0, 1 and 2 were: kinds, sharing, sizes
+  kAtomicSites = 12,   // the atomic instructions a search made points, and its cap per execution
 };
-inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kStandardDescriptors);
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kAtomicSites);
 // The longest name an object-name record may hold (a demangled C++ name and its module).
 inline constexpr size_t kMaxObjectName = 4096;
+// The longest module path an atomic site may name, and the most sites a record may hold.
+inline constexpr size_t kMaxSiteModule = 4096;
+inline constexpr size_t kMaxAtomicSites = size_t{1} << 22;
 
 struct Command {
   std::string path;  // the executable as resolved
@@ -61,6 +70,9 @@ struct Options {
   bool io_points = false;
   bool sync_points = false;         // the preload shim made sync operations points
   uint64_t visible_cpus = 0;        // the CPU count the program saw
+  // Atomic instructions were points (--sync-points atomics): the sites are the atomic-sites
+  // record's, or, without one, every one the execution met (it learned them and parked at none).
+  bool atomic_points = false;
 };
 
 // The program's standard input: read whole before the run (supervisor/world/standard_input.h), and
@@ -148,6 +160,9 @@ struct Trace {
   std::vector<search::RecordedDecision> decisions;
   std::vector<OutsideWait> outside_waits;
   std::vector<ObjectName> object_names;  // empty in traces written before they were recorded
+  // The sites a search parked at (a kPoints plan); empty: none recorded (no atomic points, or an
+  // execution that learned them).
+  std::optional<search::AtomicPointPlan> atomic_points;
   std::optional<Outcome> outcome;  // empty: the run was cut short before it ended
 };
 

@@ -96,14 +96,28 @@ std::string Quoted(const std::string& text) {
 // timeline's columns are narrow.
 std::string ShortName(const std::string& name) { return name.substr(0, name.find(" (")); }
 
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// The variable at the address a stopped thread's operation works on, if known.
+std::string ObjectOf(const search::RecordedDecision& d, const ObjectNames& names) {
+  return d.current ? ShortName(names.Find(*d.current, d.point.resource)) : "";
+}
+
 // Where a thread stopped, briefly; a sync operation's object by its variable's name if known.
+// An atomic point by its instruction only: the timeline's columns are narrow, and the legend
+// under it says what each instruction touched.
 std::string Stopped(const search::RecordedDecision& d, const ObjectNames& names) {
   switch (d.point.op) {
+    case search::OpKind::kAtomic: return "atomic " + Hex(d.point.instruction);
     case search::OpKind::kThreadStart: return "start";
     case search::OpKind::kInterrupted: return "interrupted";
     case search::OpKind::kFairnessYield: return search::NameSyscall(d.point.syscall) + " (gives way)";
     case search::OpKind::kSyncOp:
-      return search::DescribeSyncOp(d.point, d.current ? ShortName(names.Find(*d.current, d.point.resource)) : "");
+      return search::DescribeSyncOp(d.point, ObjectOf(d, names));
     default: return search::NameSyscall(d.point.syscall);
   }
 }
@@ -188,6 +202,12 @@ std::string RenderText(const Trace& trace) {
   out << "\n  standard descriptors: "
       << (trace.standard_descriptors ? StandardDescriptorsInWords(*trace.standard_descriptors)
                                      : std::string("not recorded (a trace from before chess-trace kept them)"));
+  if (trace.options.atomic_points) {
+    out << "\n  atomic points: "
+        << (trace.atomic_points ? std::to_string(trace.atomic_points->sites.size()) + " sites, at most " +
+                                      std::to_string(trace.atomic_points->max_points) + " points per execution"
+                                : std::string("every atomic instruction met, none parked at (an execution that learned them)"));
+  }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
   std::map<uint32_t, size_t> column;
@@ -223,6 +243,18 @@ std::string RenderText(const Trace& trace) {
     for (const std::string& cell : cells) out << Pad(cell, kColumnWidth);
     out << "\n";
   }
+  // Each atomic instruction the timeline names, once, with what it touched.
+  std::vector<std::string> atomics;
+  for (size_t k = 0; k < trace.decisions.size(); ++k) {
+    const search::RecordedDecision& d = trace.decisions[k];
+    if (!d.current || d.point.op != search::OpKind::kAtomic) continue;
+    const std::string line = "  thread " + std::to_string(d.current->value) + " " + search::DescribePoint(d.point, ObjectOf(d, names));
+    if (std::find(atomics.begin(), atomics.end(), line) == atomics.end()) atomics.push_back(line);
+  }
+  if (!atomics.empty()) {
+    out << "\natomic points above:\n";
+    for (const std::string& line : atomics) out << line << "\n";
+  }
   if (!names.Empty()) {
     out << "\nobjects of the sync operations above:\n";
     for (const auto& [where, name] : names.All()) {
@@ -254,7 +286,20 @@ std::string RenderJson(const Trace& trace) {
       << ", \"isolation\": " << trace.options.isolation << ", \"slice_nanos\": " << trace.options.slice_nanos
       << ", \"io_points\": " << (trace.options.io_points ? "true" : "false")
       << ", \"sync_points\": " << (trace.options.sync_points ? "true" : "false")
-      << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"standard_input\": ";
+      << ", \"atomic_points\": " << (trace.options.atomic_points ? "true" : "false")
+      << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"atomic_sites\": ";
+  if (trace.atomic_points) {
+    out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"sites\": [";
+    bool first_site = true;
+    for (const search::CodeLocation& site : trace.atomic_points->sites) {
+      out << (first_site ? "" : ", ") << "{\"module\": " << Quoted(site.module) << ", \"address\": " << site.address << "}";
+      first_site = false;
+    }
+    out << "]}";
+  } else {
+    out << "null";
+  }
+  out << ",\n \"standard_input\": ";
   if (trace.standard_input) {
     out << "{\"kind\": \"" << InputKindName(trace.standard_input->kind) << "\", \"bytes\": "
         << Quoted(trace.standard_input->bytes) << "}";
@@ -294,6 +339,10 @@ std::string RenderJson(const Trace& trace) {
       out << ", \"stop\": \"" << StopName(d.stop) << "\", \"op\": " << static_cast<int>(d.point.op)
           << ", \"syscall\": " << Quoted(Stopped(d, names)) << ", \"resource\": " << d.point.resource
           << ", \"index\": " << d.point.index;
+      if (d.point.op == search::OpKind::kAtomic) {
+        out << ", \"instruction\": " << d.point.instruction << ", \"is_write\": " << (d.point.is_write ? "true" : "false")
+            << ", \"atomic\": " << Quoted(search::DescribePoint(d.point, ObjectOf(d, names)));
+      }
     }
     out << ", \"picked\": " << d.picked.value << "}";
   }
@@ -353,6 +402,13 @@ std::string RenderChrome(const Trace& trace) {
     event("{\"ph\": \"X\", \"name\": " + Quoted(name) + ", \"pid\": " + std::to_string(pid_of(d.picked.value)) +
           ", \"tid\": " + std::to_string(d.picked.value) + ", \"ts\": " + std::to_string(k) + ", \"dur\": 1, \"args\": " +
           args + "}");
+    if (d.current && d.point.op == search::OpKind::kAtomic) {
+      event("{\"ph\": \"i\", \"name\": \"atomic\", \"s\": \"t\", \"pid\": " + std::to_string(pid_of(d.current->value)) +
+            ", \"tid\": " + std::to_string(d.current->value) + ", \"ts\": " + std::to_string(k) +
+            ", \"args\": {\"instruction\": \"" + Hex(d.point.instruction) + "\", \"address\": \"" + Hex(d.point.resource) +
+            "\", \"is_write\": " + (d.point.is_write ? "true" : "false") +
+            ", \"what\": " + Quoted(search::DescribePoint(d.point, ObjectOf(d, names))) + "}}");
+    }
     if (d.current && d.point.op == search::OpKind::kInterrupted) {
       event("{\"ph\": \"i\", \"name\": \"interrupted\", \"s\": \"t\", \"pid\": " + std::to_string(pid_of(d.current->value)) +
             ", \"tid\": " + std::to_string(d.current->value) + ", \"ts\": " + std::to_string(k) + "}");

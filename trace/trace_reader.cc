@@ -67,6 +67,7 @@ class Decoder {
         return {};
       }
       case RecordType::kStandardDescriptors: return StandardDescriptors(in);
+      case RecordType::kAtomicSites: return AtomicSites(in);
     }
     return Damaged("an unknown record");
   }
@@ -112,6 +113,40 @@ class Decoder {
       if (sync_points > 1) return Damaged("an option record with a bad flag");
       options.sync_points = sync_points != 0;
     }
+    if (!in.AtEnd()) {  // absent before format 3: no atomic points then
+      const uint8_t atomic_points = in.U8();
+      if (atomic_points > 1 || trace_.format_version < kFirstAtomicFormat) {
+        return Damaged("an option record with a bad flag");
+      }
+      options.atomic_points = atomic_points != 0;
+    }
+    return {};
+  }
+
+  Result<void> AtomicSites(ByteReader& in) {
+    if (trace_.format_version < kFirstAtomicFormat) {
+      return Damaged("an atomic sites record in a format " + std::to_string(trace_.format_version) + " trace");
+    }
+    if (trace_.atomic_points) return Damaged("two atomic sites records");
+    search::AtomicPointPlan plan;
+    plan.mode = search::AtomicPointPlan::Mode::kPoints;
+    plan.max_points = in.Varint();
+    const uint64_t count = in.Varint();
+    if (!in.ok()) return {};  // the caller names the malformed record
+    if (plan.max_points == 0) return Damaged("atomic sites with a cap of 0 points");
+    // Each site takes two bytes at least: a count beyond that is damage, refused before reading.
+    if (count > kMaxAtomicSites || count > in.Remaining() / 2) {
+      return Damaged("an atomic sites record claiming " + std::to_string(count) + " sites");
+    }
+    for (uint64_t i = 0; i < count && in.ok(); ++i) {
+      search::CodeLocation site;
+      site.module = in.String(kMaxSiteModule);
+      site.address = in.Varint();
+      if (!in.ok()) break;
+      if (site.module.empty()) return Damaged("an atomic site without a module");
+      if (!plan.sites.insert(std::move(site)).second) return Damaged("an atomic site listed twice");
+    }
+    trace_.atomic_points = std::move(plan);
     return {};
   }
 
@@ -199,7 +234,11 @@ class Decoder {
     const uint8_t op = in.U8();
     const uint8_t stop = (flags >> 3) & 3;
     static_assert(static_cast<uint8_t>(search::kLastStopReason) <= 3, "the stop reason has two bits");
-    if ((flags & 0xc0) != 0) return Damaged("a decision with unknown flags");
+    // 64: the point names its instruction (format 3 on, a stopped thread's only).
+    const bool instruction = (flags & 64) != 0;
+    if ((flags & 0x80) != 0 || (instruction && (trace_.format_version < kFirstAtomicFormat || (flags & 1) == 0))) {
+      return Damaged("a decision with unknown flags");
+    }
     if (op > static_cast<uint8_t>(search::kLastOpKind)) return Damaged("a decision with an unknown operation " + std::to_string(op));
     search::RecordedDecision decision;
     decision.point.op = static_cast<search::OpKind>(op);
@@ -215,6 +254,10 @@ class Decoder {
       decision.point.syscall = in.Signed();
       decision.point.resource = in.Varint();
       index_delta_ = in.Signed();
+      if (instruction) {
+        decision.point.instruction = in.Varint();
+        if (in.ok() && decision.point.instruction == 0) return Damaged("a decision at instruction 0");
+      }
     }
     const uint64_t picked = in.Varint();
     if (picked > UINT32_MAX) return Damaged("a thread number out of range");
@@ -317,6 +360,7 @@ Result<Trace> ParseTrace(std::string_view bytes, const std::string& reader_versi
   }
   if (!ended) return Damaged("its records stop before the end record");
   if (!decoder.HasCommand() || !decoder.HasOptions()) return Damaged("it has no command or no options");
+  if (trace.atomic_points && !trace.options.atomic_points) return Damaged("atomic sites in a trace without atomic points");
   return trace;
 }
 

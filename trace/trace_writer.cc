@@ -102,6 +102,7 @@ void TraceWriter::WriteOptions(const Options& options) {
   scratch_.U8(options.io_points ? 1 : 0);
   scratch_.Varint(options.visible_cpus);
   scratch_.U8(options.sync_points ? 1 : 0);
+  scratch_.U8(options.atomic_points ? 1 : 0);
   Emit(RecordType::kOptions, scratch_.bytes());
 }
 
@@ -148,12 +149,27 @@ void TraceWriter::WriteObjectName(const ObjectName& name) {
   Emit(RecordType::kObjectName, scratch_.bytes());
 }
 
+void TraceWriter::WriteAtomicSites(const search::AtomicPointPlan& plan) {
+  FlushRepeats();
+  scratch_.Clear();
+  scratch_.Varint(plan.max_points);
+  scratch_.Varint(plan.sites.size());
+  for (const search::CodeLocation& site : plan.sites) {
+    scratch_.String(site.module.substr(0, kMaxSiteModule));
+    scratch_.Varint(site.address);
+  }
+  Emit(RecordType::kAtomicSites, scratch_.bytes());
+}
+
 void TraceWriter::WriteDecision(const search::RecordedDecision& decision) {
   ++decisions_;
   ByteWriter encoded;
   const search::SchedulingPoint& point = decision.point;
+  // Only a stopped thread's point has an instruction (an atomic point's).
+  const bool instruction = decision.current && point.instruction != 0;
   encoded.U8(static_cast<uint8_t>((decision.current ? 1 : 0) | (point.is_write ? 2 : 0) | (point.is_release ? 4 : 0) |
-                                  (static_cast<uint8_t>(decision.stop) << 3) | (decision.fired_early ? 32 : 0)));
+                                  (static_cast<uint8_t>(decision.stop) << 3) | (decision.fired_early ? 32 : 0) |
+                                  (instruction ? 64 : 0)));
   encoded.U8(static_cast<uint8_t>(point.op));
   if (decision.current) {
     // The point's index, relative to the one this thread's next point would have: 0 nearly
@@ -164,6 +180,7 @@ void TraceWriter::WriteDecision(const search::RecordedDecision& decision) {
     encoded.Varint(point.resource);
     encoded.Signed(static_cast<int64_t>(point.index - expected));
     expected = point.index + 1;
+    if (instruction) encoded.Varint(point.instruction);
   }
   encoded.Varint(decision.picked.value);
   if (encoded.bytes() == last_decision_) {

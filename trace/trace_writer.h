@@ -29,6 +29,8 @@ class TraceWriter {
   void WriteStandardDescriptors(const StandardDescriptors& descriptors);
   void WriteThread(const ThreadInfo& thread);
   void WriteObjectName(const ObjectName& name);
+  // The sites of a kPoints plan and its cap.
+  void WriteAtomicSites(const search::AtomicPointPlan& plan);
   void WriteDecision(const search::RecordedDecision& decision);
   void WriteOutsideWait(const OutsideWait& wait);
   void WriteOutcome(const Outcome& outcome);

@@ -55,7 +55,8 @@ std::string Wrap(std::string_view stream) {
 bool SameDecision(const chess::search::RecordedDecision& a, const chess::search::RecordedDecision& b) {
   return a.current == b.current && a.stop == b.stop && a.picked == b.picked && a.point.thread == b.point.thread &&
          a.point.op == b.point.op && a.point.resource == b.point.resource && a.point.is_write == b.point.is_write &&
-         a.point.is_release == b.point.is_release && a.point.syscall == b.point.syscall && a.point.index == b.point.index;
+         a.point.is_release == b.point.is_release && a.point.syscall == b.point.syscall && a.point.index == b.point.index &&
+         a.point.instruction == b.point.instruction;
 }
 
 bool SameTrace(const Trace& a, const Trace& b) {
@@ -80,6 +81,11 @@ bool SameTrace(const Trace& a, const Trace& b) {
     return false;
   }
   if (a.standard_descriptors != b.standard_descriptors) return false;
+  if (a.options.atomic_points != b.options.atomic_points || a.atomic_points.has_value() != b.atomic_points.has_value() ||
+      (a.atomic_points && (a.atomic_points->mode != b.atomic_points->mode || a.atomic_points->sites != b.atomic_points->sites ||
+                           a.atomic_points->max_points != b.atomic_points->max_points))) {
+    return false;
+  }
   for (size_t i = 0; i < a.threads.size(); ++i) {
     if (a.threads[i].thread != b.threads[i].thread || a.threads[i].pid != b.threads[i].pid || a.threads[i].tid != b.threads[i].tid) {
       return false;
@@ -122,6 +128,7 @@ void RoundTrip(const Trace& trace) {
     if (!writer.Open(path, /*replace=*/true, trace.tool_version).ok()) Fail("TraceWriter::Open failed");
     writer.WriteCommand(trace.command);
     if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
+    if (trace.atomic_points) writer.WriteAtomicSites(*trace.atomic_points);
     writer.WriteOptions(trace.options);
     if (trace.standard_descriptors) writer.WriteStandardDescriptors(*trace.standard_descriptors);
     for (const auto& thread : trace.threads) writer.WriteThread(thread);
@@ -168,6 +175,17 @@ void Check(std::string_view bytes) {
     if (d.current && d.point.thread != *d.current) Fail("a decision's point belongs to another thread");
     if (static_cast<int>(d.point.op) > static_cast<int>(chess::search::kLastOpKind)) Fail("an operation out of range");
     if (static_cast<int>(d.stop) > static_cast<int>(chess::search::kLastStopReason)) Fail("a stop reason out of range");
+    if (!d.current && d.point.instruction != 0) Fail("an instruction without a stopped thread");
+  }
+  if (trace->atomic_points) {
+    if (!trace->options.atomic_points) Fail("atomic sites without atomic points");
+    if (trace->atomic_points->max_points == 0) Fail("atomic sites with a cap of 0");
+    for (const auto& site : trace->atomic_points->sites) {
+      if (site.module.empty()) Fail("an atomic site without a module");
+    }
+  }
+  if (trace->format_version < chess::trace::kFirstAtomicFormat && (trace->options.atomic_points || trace->atomic_points)) {
+    Fail("atomic points in a trace of a format before them");
   }
   for (const auto& wait : trace->outside_waits) {
     if (wait.nanos < 0) Fail("accepted a negative outside wait");

@@ -287,7 +287,8 @@ def fnv1a64(data):
 def without_descriptors(trace, older):
     """Writes `trace` again without its standard descriptors record (type 11), as a chess-trace
     from before that record wrote it: in format 1, a bare header and trailer around the zstd
-    frame (docs/trace-format.md). Since format 2 the trace itself is a zstd file."""
+    frame (docs/trace-format.md), and without the options' last byte, atomic_points (format 3;
+    the trace must have no atomic points). Since format 2 the trace itself is a zstd file."""
     with open(trace, "rb") as f:
         data = f.read()
     tool = data[20:20 + struct.unpack_from("<H", data, 18)[0]]  # after the skippable frame's 8 bytes
@@ -303,6 +304,9 @@ def without_descriptors(trace, older):
     if len(kept) != len(records) - 1 or kept[-1][0] != 8:
         fail(f"the trace does not hold one standard descriptors record before its end: {[r[0] for r in records]}")
     kept[-1] = (8, put_varint(len(kept) - 1))
+    kept = [(kind, payload[:-1] if kind == 2 else payload) for kind, payload in kept]
+    if any(kind == 12 for kind, _ in kept):
+        fail("the trace has atomic sites, which format 1 cannot hold: explore it with --sync-points processes")
     stream = b"".join(bytes([kind]) + put_varint(len(payload)) + payload for kind, payload in kept)
     frame = subprocess.run(["zstd", "-cq", "--check"], input=stream, capture_output=True, check=True).stdout
     body = b"CHESSTRC" + struct.pack("<HH", 1, len(tool)) + tool + frame
@@ -319,7 +323,9 @@ def older_trace(chess_trace, program):
         print("skipped: the zstd command is not installed")
         return
     with tempfile.TemporaryDirectory() as tmp:
-        code, _, err = into_pipes([chess_trace, "explore", "--quiet", "--out", tmp, "--", *program], timeout=600)
+        # Without atomic points, which an older trace cannot hold.
+        code, _, err = into_pipes([chess_trace, "explore", "--quiet", "--sync-points", "processes", "--out", tmp, "--",
+                                   *program], timeout=600)
         found = re.search(r"^  trace: (\S+)$", err, re.M)
         if code != 1 or not found:
             fail(f"explore did not find the bug (exit {code}):\n{err}")

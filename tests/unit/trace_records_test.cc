@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "tests/unit/trace_test_support.h"
 #include "trace/codec.h"
@@ -387,6 +388,7 @@ TEST(TraceRecords, RecordLongerOrShorterThanItsPayload) {
   Stream extra;
   ByteWriter w = OptionsPayload("s");
   w.U8(0);  // sync points
+  w.U8(0);  // atomic points
   w.U8(0x55);
   extra.Command().Record(RecordType::kOptions, w).End();
   ExpectRefused(extra, "malformed");
@@ -406,10 +408,14 @@ TEST(TraceRecords, FlagsOutOfRange) {
   epoch.Command().Record(RecordType::kOptions, w).End();
   ExpectRefused(epoch, "bad flag");
 
-  // Bits 3–4 hold the stop reason and bit 5 `fired_early`; bits 6–7 must be clear.
+  // Bits 3–4 hold the stop reason, bit 5 `fired_early` and bit 6 an instruction (a stopped
+  // thread's only); bit 7 must be clear.
   Stream stop;
-  stop.Command().Options().Decision(0, 0, 0, 0x40).End();
+  stop.Command().Options().Decision(0, 0, 0, 0x80).End();
   ExpectRefused(stop, "unknown flags");
+  Stream no_thread;
+  no_thread.Command().Options().Decision(std::nullopt, 0, 0, 0x40).End();
+  ExpectRefused(no_thread, "unknown flags");
   Stream fired;
   fired.Command().Options().Decision(0, 0, 0, 0x20 | (static_cast<int>(search::StopReason::kBlocked) << 3)).End();
   auto parsed = Parse(fired);
@@ -420,6 +426,129 @@ TEST(TraceRecords, FlagsOutOfRange) {
   Stream op;
   op.Command().Options().Decision(0, 0, 0, 0, static_cast<uint8_t>(static_cast<int>(search::kLastOpKind) + 1)).End();
   ExpectRefused(op, "unknown operation");
+}
+
+// An atomic-sites record's payload: the cap, the count, then each site's module and address.
+ByteWriter SitesPayload(uint64_t max_points, uint64_t count,
+                        const std::vector<std::pair<std::string, uint64_t>>& sites) {
+  ByteWriter w;
+  w.Varint(max_points);
+  w.Varint(count);
+  for (const auto& [module, address] : sites) {
+    w.String(module);
+    w.Varint(address);
+  }
+  return w;
+}
+
+// The options record with its last flag, atomic points, set.
+ByteWriter AtomicOptionsPayload() {
+  ByteWriter w = OptionsPayload("pb");
+  w.U8(1);  // sync points
+  w.U8(1);  // atomic points
+  return w;
+}
+
+// A decision of thread 0 at an atomic instruction.
+ByteWriter AtomicDecision(uint64_t instruction) {
+  ByteWriter w;
+  w.U8(1 | 2 | 64);  // a current thread, a write, an instruction
+  w.U8(static_cast<uint8_t>(search::OpKind::kAtomic));
+  w.Varint(0);
+  w.Signed(-1);
+  w.Varint(0x404040);
+  w.Signed(0);
+  w.Varint(instruction);
+  w.Varint(1);
+  return w;
+}
+
+TEST(TraceRecords, AtomicSitesAndAtomicDecisionsDecode) {
+  Stream s;
+  s.Command()
+      .Record(RecordType::kOptions, AtomicOptionsPayload())
+      .Record(RecordType::kAtomicSites, SitesPayload(64, 2, {{"/t/prog", 0x401236}, {"/lib/libatomic.so.1", 0x20}}))
+      .Record(RecordType::kDecision, AtomicDecision(0x401236))
+      .Repeat(2)
+      .End();
+  auto trace = Parse(s);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_TRUE(trace->options.atomic_points);
+  ASSERT_TRUE(trace->atomic_points.has_value());
+  EXPECT_EQ(trace->atomic_points->mode, search::AtomicPointPlan::Mode::kPoints);
+  EXPECT_EQ(trace->atomic_points->max_points, 64u);
+  EXPECT_EQ(trace->atomic_points->sites,
+            (std::set<search::CodeLocation>{{"/t/prog", 0x401236}, {"/lib/libatomic.so.1", 0x20}}));
+  ASSERT_EQ(trace->decisions.size(), 3u);
+  for (const search::RecordedDecision& d : trace->decisions) {
+    EXPECT_EQ(d.point.op, search::OpKind::kAtomic);
+    EXPECT_EQ(d.point.instruction, 0x401236u);
+    EXPECT_EQ(d.point.resource, 0x404040u);
+    EXPECT_TRUE(d.point.is_write);
+  }
+  EXPECT_EQ(trace->decisions[2].point.index, 2u);
+}
+
+TEST(TraceRecords, MalformedAtomicSitesAreRefused) {
+  const auto refused = [](const ByteWriter& sites, const std::string& expected) {
+    Stream s;
+    s.Command().Record(RecordType::kOptions, AtomicOptionsPayload()).Record(RecordType::kAtomicSites, sites).End();
+    ExpectRefused(s, expected);
+  };
+  refused(SitesPayload(0, 1, {{"/t/prog", 1}}), "a cap of 0");
+  refused(SitesPayload(10, 1'000'000, {{"/t/prog", 1}}), "claiming 1000000 sites");
+  refused(SitesPayload(10, uint64_t{1} << 40, {}), "claiming");
+  refused(SitesPayload(10, 2, {{"/t/prog", 1}, {"/t/prog", 1}}), "listed twice");
+  refused(SitesPayload(10, 1, {{"", 1}}), "without a module");
+  refused(SitesPayload(10, 2, {{"/t/prog", 1}}), "malformed");  // fewer sites than claimed
+  refused(SitesPayload(10, 1, {{"/t/prog", 1}, {"/t/more", 2}}), "malformed");  // more
+  refused(SitesPayload(10, 1, {{std::string(kMaxSiteModule + 1, 'm'), 1}}), "malformed");
+
+  Stream twice;
+  twice.Command()
+      .Record(RecordType::kOptions, AtomicOptionsPayload())
+      .Record(RecordType::kAtomicSites, SitesPayload(10, 1, {{"/t/prog", 1}}))
+      .Record(RecordType::kAtomicSites, SitesPayload(10, 1, {{"/t/prog", 2}}))
+      .End();
+  ExpectRefused(twice, "two atomic sites records");
+  // Sites in a trace whose options say there were no atomic points.
+  Stream without;
+  without.Command().Options().Record(RecordType::kAtomicSites, SitesPayload(10, 1, {{"/t/prog", 1}})).End();
+  ExpectRefused(without, "atomic sites in a trace without atomic points");
+  // An atomic decision at instruction 0, which the writer never flags.
+  Stream zero;
+  zero.Command().Record(RecordType::kOptions, AtomicOptionsPayload()).Record(RecordType::kDecision, AtomicDecision(0)).End();
+  ExpectRefused(zero, "instruction 0");
+}
+
+// Format 2 had no atomic points: such a trace still reads, and what only format 3 may hold is
+// damage in it.
+TEST(TraceRecords, AFormatTwoTraceIsStillReadAndHoldsNoAtomicPoints) {
+  Stream s;
+  s.Command().Options().Decision(std::nullopt, 0).Decision(0, 1).End();
+  test_support::GuardedBuffer buffer(Container(s.bytes(), 2));
+  auto trace = ParseTrace(buffer.view(), kVersion);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_EQ(trace->format_version, 2);
+  EXPECT_FALSE(trace->options.atomic_points);
+  EXPECT_FALSE(trace->atomic_points.has_value());
+  EXPECT_EQ(trace->decisions.size(), 2u);
+
+  const auto refused_in_two = [](const Stream& stream, const std::string& expected) {
+    test_support::GuardedBuffer two(Container(stream.bytes(), 2));
+    auto parsed = ParseTrace(two.view(), kVersion);
+    ASSERT_FALSE(parsed.ok()) << "accepted; expected " << expected;
+    EXPECT_NE(parsed.error().find(expected), std::string::npos) << parsed.error();
+  };
+  Stream sites;
+  sites.Command().Options().Record(RecordType::kAtomicSites, SitesPayload(10, 1, {{"/t/prog", 1}})).End();
+  refused_in_two(sites, "an atomic sites record in a format 2 trace");
+  Stream instruction;
+  instruction.Command().Options().Record(RecordType::kDecision, AtomicDecision(0x401236)).End();
+  refused_in_two(instruction, "unknown flags");
+  Stream option;
+  option.Command().Record(RecordType::kOptions, AtomicOptionsPayload()).End();
+  refused_in_two(option, "bad flag");
 }
 
 TEST(TraceRecords, ThreadNumbersOutOfRange) {

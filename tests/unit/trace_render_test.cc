@@ -91,6 +91,52 @@ TEST(TraceRender, SyncOperationsNameTheirObjectsWhereTheTraceDoes) {
   EXPECT_EQ(unnamed.find("objects of the sync operations"), std::string::npos) << unnamed;
 }
 
+// A search's trace with atomic points: thread 1 stops before an atomic increment and is
+// preempted there, thread 0 before a load.
+Trace AtomicTrace() {
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.options.atomic_points = true;
+  trace.atomic_points = search::AtomicPointPlan{
+      .mode = search::AtomicPointPlan::Mode::kPoints, .sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}}, .max_points = 500};
+  auto increment = test_support::MakeDecision(1, search::OpKind::kAtomic, -1, 10, 0, search::StopReason::kReachedPoint);
+  increment.point.instruction = 0x401236;
+  increment.point.resource = 0x404040;
+  increment.point.is_write = true;
+  auto load = test_support::MakeDecision(0, search::OpKind::kAtomic, -1, 11, 1, search::StopReason::kReachedPoint);
+  load.point.instruction = 0x401240;
+  load.point.resource = 0x404040;
+  trace.decisions.insert(trace.decisions.end() - 2, {increment, load, increment});
+  return trace;
+}
+
+TEST(TraceRender, AtomicPointsAreMarkedInTextJsonAndChrome) {
+  const Trace trace = AtomicTrace();
+  const std::string text = RenderText(trace);
+  EXPECT_NE(text.find("atomic points: 2 sites, at most 500 points per execution"), std::string::npos) << text;
+  EXPECT_NE(text.find("atomic 0x401236"), std::string::npos) << text;
+  // The legend names each stop once, with what it touched.
+  EXPECT_NE(text.find("atomic points above:\n  thread 1 at the atomic instruction 0x401236 writing 0x404040\n"
+                      "  thread 0 at the atomic instruction 0x401240 reading 0x404040\n"),
+            std::string::npos)
+      << text;
+  const std::string json = RenderJson(trace);
+  EXPECT_NE(json.find(R"("atomic_points": true)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"x("atomic_sites": {"max_points": 500, "sites": [{"module": "/t/counter", "address": 4662}, )x"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("instruction": 4198966, "is_write": true, "atomic": "at the atomic instruction 0x401236 writing 0x404040")"),
+            std::string::npos)
+      << json;
+  const std::string chrome = RenderChrome(trace);
+  EXPECT_NE(chrome.find(R"("name": "atomic", "s": "t", "pid": 2, "tid": 1)"), std::string::npos) << chrome;
+  EXPECT_NE(chrome.find(R"("args": {"instruction": "0x401236", "address": "0x404040", "is_write": true,)"), std::string::npos)
+      << chrome;
+  // Without atomic points nothing is said of them.
+  const Trace plain = test_support::SmallTrace(2, 0);
+  EXPECT_EQ(RenderText(plain).find("atomic"), std::string::npos);
+  EXPECT_NE(RenderJson(plain).find(R"("atomic_sites": null)"), std::string::npos);
+}
+
 TEST(TraceRender, StandardDescriptorsInTextAndJson) {
   Trace trace = test_support::SmallTrace(2, 0);
   EXPECT_NE(RenderText(trace).find("  standard descriptors: stdin /dev/null, stdout a terminal (80×24), stderr the same "
@@ -144,7 +190,7 @@ TEST(TraceRender, JsonHasEveryRecordAndEscapesControlCharacters) {
   trace.command.argv.push_back("quote\" backslash\\ newline\n tab\t bell\x07");
   trace.outcome->message = "line one\nline two";
   const std::string json = RenderJson(trace);
-  EXPECT_NE(json.find("\"format_version\": 2"), std::string::npos);
+  EXPECT_NE(json.find("\"format_version\": " + std::to_string(kFormatVersion)), std::string::npos);
   EXPECT_NE(json.find("quote\\\" backslash\\\\ newline\\n tab\\t bell\\u0007"), std::string::npos) << json;
   EXPECT_NE(json.find("\"message\": \"line one\\nline two\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"epoch\": 1704067200000000000"), std::string::npos) << json;

@@ -207,6 +207,58 @@ TEST(TraceRoundTrip, EverythingWrittenIsReadBack) {
   ExpectSameTrace(trace, *read);
 }
 
+// A search's trace with atomic points: the option, the sites it parked at with their cap, and
+// decisions at atomic instructions — each naming its instruction, a run of the same one
+// compressed into repeats, and syscall points between them without one.
+TEST(TraceRoundTrip, AtomicPointsTheirSitesAndTheirInstructions) {
+  ScratchDirectory dir;
+  Trace trace = test_support::SmallTrace(4, 6);
+  trace.options.atomic_points = true;
+  trace.options.sync_points = true;
+  trace.options.io_points = true;
+  trace.atomic_points = search::AtomicPointPlan{
+      .mode = search::AtomicPointPlan::Mode::kPoints,
+      .sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}, {"/usr/lib/x86_64-linux-gnu/libstd-\xff.so", 0}},
+      .max_points = std::numeric_limits<uint64_t>::max()};
+  const size_t at = trace.decisions.size() - 2;  // before the exits
+  uint64_t index = 1000;
+  std::vector<search::RecordedDecision> atomics;
+  for (int i = 0; i < 50; ++i) {
+    auto d = MakeDecision(1, OpKind::kAtomic, -1, index++, i % 10 == 9 ? 0 : 1, StopReason::kReachedPoint);
+    d.point.instruction = i < 30 ? 0x555555555236 : std::numeric_limits<uint64_t>::max() - static_cast<uint64_t>(i);
+    d.point.resource = 0x555555558010;
+    d.point.is_write = i % 3 != 0;
+    atomics.push_back(d);
+  }
+  trace.decisions.insert(trace.decisions.begin() + static_cast<std::ptrdiff_t>(at), atomics.begin(), atomics.end());
+  // The indexes after the atomic run continue from where it left thread 1.
+  for (size_t k = at + atomics.size(); k < trace.decisions.size(); ++k) {
+    if (trace.decisions[k].current == search::ThreadId{1}) trace.decisions[k].point.index = index++;
+  }
+  ASSERT_TRUE(WriteWholeTrace(dir.File("atomic.trace"), trace).ok());
+  const auto counts = CountRecords(ReadFile(dir.File("atomic.trace")));
+  EXPECT_EQ(counts.at(RecordType::kAtomicSites), 1u);
+  auto read = ReadTrace(dir.File("atomic.trace"), kVersion);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_EQ(read->format_version, 3);
+  ExpectSameTrace(trace, *read);
+  EXPECT_EQ(read->decisions[at].point.instruction, 0x555555555236u);
+  EXPECT_EQ(read->decisions[at].point.op, OpKind::kAtomic);
+}
+
+// A trace of a run that learned atomic points: the option without sites.
+TEST(TraceRoundTrip, AtomicPointsWithoutSites) {
+  ScratchDirectory dir;
+  Trace trace = test_support::SmallTrace(2, 2);
+  trace.options.atomic_points = true;
+  ASSERT_TRUE(WriteWholeTrace(dir.File("learned.trace"), trace).ok());
+  auto read = ReadTrace(dir.File("learned.trace"), kVersion);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_TRUE(read->options.atomic_points);
+  EXPECT_FALSE(read->atomic_points.has_value());
+  ExpectSameTrace(trace, *read);
+}
+
 TEST(TraceRoundTrip, AnObjectNameTooLongForTheReaderIsCutToFit) {
   ScratchDirectory dir;
   Trace trace = test_support::SmallTrace(2, 0);

@@ -109,6 +109,7 @@ inline Result<void> WriteWholeTrace(const std::string& path, const Trace& trace,
   if (auto opened = writer.Open(path, replace, trace.tool_version); !opened) return opened;
   writer.WriteCommand(trace.command);
   if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
+  if (trace.atomic_points) writer.WriteAtomicSites(*trace.atomic_points);
   writer.WriteOptions(trace.options);
   if (trace.standard_descriptors) writer.WriteStandardDescriptors(*trace.standard_descriptors);
   size_t thread = 0;
@@ -135,7 +136,7 @@ inline std::string Describe(const search::RecordedDecision& d) {
   text += ", point {thread " + std::to_string(d.point.thread.value) + ", op " + std::to_string(static_cast<int>(d.point.op)) +
           ", resource " + std::to_string(d.point.resource) + ", write " + std::to_string(d.point.is_write) + ", release " +
           std::to_string(d.point.is_release) + ", syscall " + std::to_string(d.point.syscall) + ", index " +
-          std::to_string(d.point.index) + "}";
+          std::to_string(d.point.index) + ", instruction " + std::to_string(d.point.instruction) + "}";
   text += ", picked " + std::to_string(d.picked.value) + "}";
   return text;
 }
@@ -143,7 +144,8 @@ inline std::string Describe(const search::RecordedDecision& d) {
 inline bool SameDecision(const search::RecordedDecision& a, const search::RecordedDecision& b) {
   return a.current == b.current && a.stop == b.stop && a.picked == b.picked && a.point.thread == b.point.thread &&
          a.point.op == b.point.op && a.point.resource == b.point.resource && a.point.is_write == b.point.is_write &&
-         a.point.is_release == b.point.is_release && a.point.syscall == b.point.syscall && a.point.index == b.point.index;
+         a.point.is_release == b.point.is_release && a.point.syscall == b.point.syscall && a.point.index == b.point.index &&
+         a.point.instruction == b.point.instruction;
 }
 
 // Every field of two traces, with a message naming the first difference of each kind.
@@ -161,6 +163,14 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   EXPECT_EQ(actual.options.slice_nanos, expected.options.slice_nanos);
   EXPECT_EQ(actual.options.io_points, expected.options.io_points);
   EXPECT_EQ(actual.options.visible_cpus, expected.options.visible_cpus);
+  EXPECT_EQ(actual.options.sync_points, expected.options.sync_points);
+  EXPECT_EQ(actual.options.atomic_points, expected.options.atomic_points);
+  ASSERT_EQ(actual.atomic_points.has_value(), expected.atomic_points.has_value());
+  if (expected.atomic_points) {
+    EXPECT_EQ(actual.atomic_points->mode, expected.atomic_points->mode);
+    EXPECT_EQ(actual.atomic_points->max_points, expected.atomic_points->max_points);
+    EXPECT_TRUE(actual.atomic_points->sites == expected.atomic_points->sites);
+  }
   ASSERT_EQ(actual.standard_descriptors.has_value(), expected.standard_descriptors.has_value());
   if (expected.standard_descriptors) {
     EXPECT_TRUE(*actual.standard_descriptors == *expected.standard_descriptors);

@@ -1,0 +1,96 @@
+#include "cli/atomic_point_learning.h"
+
+#include "cli/json_writer.h"
+#include "cli/report.h"
+#include "search/bounded_execution.h"
+#include "supervisor/world/output_capture.h"
+
+namespace chess::cli {
+
+search::AtomicPointPlan LearningPlan() {
+  search::AtomicPointPlan plan;
+  plan.mode = search::AtomicPointPlan::Mode::kLearn;
+  return plan;
+}
+
+std::optional<AtomicPointsSeen> AtomicPointsSeen::Of(const std::optional<search::AtomicPointPlan>& plan,
+                                                     const search::AtomicPointCount& count) {
+  if (!plan) return std::nullopt;
+  AtomicPointsSeen seen;
+  const bool learning = plan->mode == search::AtomicPointPlan::Mode::kLearn;
+  seen.sites = learning ? count.shared.size() : plan->sites.size();
+  seen.learned_sites = learning ? count.learned_sites : 0;
+  seen.max_points = plan->max_points;
+  seen.Add(count);
+  return seen;
+}
+
+void AtomicPointsSeen::Add(const search::AtomicPointCount& count) {
+  planted += count.planted;
+  stops += count.stops;
+  points += count.points;
+  ++executions;
+  if (count.capped) ++capped_executions;
+  refused.insert(count.refused.begin(), count.refused.end());
+}
+
+void AtomicPointsSeen::WriteJson(JsonWriter& json) const {
+  json.Key("atomic_points").BeginObject();
+  json.Key("sites").Int(static_cast<int64_t>(sites));
+  json.Key("learned_sites").Int(static_cast<int64_t>(learned_sites));
+  json.Key("planted").Int(static_cast<int64_t>(planted));
+  json.Key("stops").Int(static_cast<int64_t>(stops));
+  json.Key("points").Int(static_cast<int64_t>(points));
+  json.Key("capped").Bool(capped_executions > 0);
+  json.Key("capped_executions").Int(static_cast<int64_t>(capped_executions));
+  json.Key("max_points").Int(static_cast<int64_t>(max_points));
+  json.Key("refused").BeginArray();
+  for (const std::string& file : refused) json.String(file);
+  json.EndArray();
+  json.EndObject();
+}
+
+void AtomicPointLearning::Learn(const PreparedExecution& execution, const search::LivenessLimits& limits) {
+  supervisor::SupervisorOptions options = execution.options;
+  options.atomic_points = LearningPlan();
+  options.fork_server = nullptr;
+  search::BoundedExecution natural(search::Branch{}, limits);
+  supervisor::OutputCapture capture;
+  const bool captured = capture.Begin().ok();
+  const supervisor::ExecutionResult result = Execute(execution, options, natural);
+  if (captured) (void)capture.End(0);
+  Learned(result.atomics, result.outcome);
+}
+
+void AtomicPointLearning::Learned(const search::AtomicPointCount& count, search::Outcome outcome) {
+  learned_ = count;
+  outcome_ = outcome;
+}
+
+search::AtomicPointPlan AtomicPointLearning::Plan() const {
+  return search::AtomicPointPlan{
+      .mode = search::AtomicPointPlan::Mode::kPoints, .sites = learned_.shared, .max_points = max_points_};
+}
+
+std::string AtomicPointLearning::Sentence() const {
+  const std::string text = "atomic points: " + Plural(learned_.shared.size(), "site", "sites") +
+                     " executed by two or more threads, of " + std::to_string(learned_.learned_sites) + " executed";
+  return text;
+}
+
+std::string AtomicPointLearning::FailureNote() const {
+  if (outcome_ == search::Outcome::kOk) return "";
+  return " (the execution that learned them ended " + std::string(search::OutcomeName(outcome_)) +
+         "; the search's first execution runs the same schedule and reports it)";
+}
+
+AtomicPointsSeen AtomicPointLearning::Seen() const {
+  AtomicPointsSeen seen;
+  seen.sites = learned_.shared.size();
+  seen.learned_sites = learned_.learned_sites;
+  seen.max_points = max_points_;
+  seen.refused = learned_.refused;
+  return seen;
+}
+
+}  // namespace chess::cli

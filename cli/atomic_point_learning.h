@@ -1,0 +1,79 @@
+// The atomic layer of a search (--sync-points atomics). Before the search's first execution, one
+// execution learns which atomic instructions the program runs and which of them two or more
+// threads run; those sites become every execution's points (a kPoints plan), the same in each,
+// so that the schedule space does not change under the search. AtomicPointsSeen is what the
+// executions then saw of them, for the coverage sentence and --report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "cli/execution.h"
+#include "search/atomic_points.h"
+#include "search/liveness_monitor.h"
+#include "search/outcome.h"
+
+namespace chess::cli {
+
+class JsonWriter;
+
+// The plan of an execution that learns the atomic points: it stops at every atomic instruction
+// and parks at none.
+search::AtomicPointPlan LearningPlan();
+
+// What one execution, or a search's executions together, saw of the atomic points.
+struct AtomicPointsSeen {
+  uint64_t sites = 0;          // the points: the sites two or more threads executed
+  uint64_t learned_sites = 0;  // every site a thread executed while they were learned (0: not
+                               // learned by this command: a replay's sites come from its trace)
+  uint64_t max_points = 0;     // the cap per execution
+  uint64_t planted = 0;        // summed over the executions
+  uint64_t stops = 0;
+  uint64_t points = 0;
+  uint64_t executions = 0;
+  uint64_t capped_executions = 0;  // executions that reached max_points: the rest ran through
+  std::set<std::string> refused;   // files whose code could not be decoded or patched, and why
+
+  // One execution with `plan` (empty: the layer was off, and so is the result).
+  static std::optional<AtomicPointsSeen> Of(const std::optional<search::AtomicPointPlan>& plan,
+                                            const search::AtomicPointCount& count);
+  // One more execution of a search, under the search's plan.
+  void Add(const search::AtomicPointCount& count);
+  // The "atomic_points" object of --report.
+  void WriteJson(JsonWriter& json) const;
+};
+
+// The learning execution and the plan it gives.
+class AtomicPointLearning {
+ public:
+  explicit AtomicPointLearning(uint64_t max_points) : max_points_(max_points) {}
+
+  // Runs the learning execution: the schedule of pb's first execution (no preemption, fair, and
+  // ended by `limits` as the search's executions are: a livelock must not run forever), every
+  // atomic instruction a stop and none a point, its output captured and dropped. No fork
+  // server: the search's first execution makes the template, as it would without this one. Not
+  // one of the search's executions and never a trace: if it fails (a crash, an assertion), the
+  // search's first execution runs the same schedule and reports it.
+  void Learn(const PreparedExecution& execution, const search::LivenessLimits& limits);
+  // What a learning execution saw and how it ended (Learn's own, or a test's).
+  void Learned(const search::AtomicPointCount& count, search::Outcome outcome);
+
+  // Every execution of the search parks before the sites two or more threads executed.
+  search::AtomicPointPlan Plan() const;
+  // "atomic points: 3 sites executed by two or more threads, of 41 executed".
+  std::string Sentence() const;
+  // For a search: how the learning execution ended when it failed, and that the search still
+  // runs its schedule; "" when it did not.
+  std::string FailureNote() const;
+  // The search's tally, to which its executions are added.
+  AtomicPointsSeen Seen() const;
+
+ private:
+  uint64_t max_points_;
+  search::AtomicPointCount learned_;
+  search::Outcome outcome_ = search::Outcome::kOk;
+};
+
+}  // namespace chess::cli
