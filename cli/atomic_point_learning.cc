@@ -18,8 +18,9 @@ std::optional<AtomicPointsSeen> AtomicPointsSeen::Of(const std::optional<search:
   if (!plan) return std::nullopt;
   AtomicPointsSeen seen;
   const bool learning = plan->mode == search::AtomicPointPlan::Mode::kLearn;
-  seen.sites = learning ? count.shared.size() : plan->sites.size();
+  seen.sites = learning ? count.shared.size() : 0;
   seen.learned_sites = learning ? count.learned_sites : 0;
+  seen.alone_sites = learning ? count.alone.size() : plan->alone_sites.size();
   seen.max_points = plan->max_points;
   seen.Add(count);
   return seen;
@@ -38,6 +39,7 @@ void AtomicPointsSeen::WriteJson(JsonWriter& json) const {
   json.Key("atomic_points").BeginObject();
   json.Key("sites").Int(static_cast<int64_t>(sites));
   json.Key("learned_sites").Int(static_cast<int64_t>(learned_sites));
+  json.Key("alone_sites").Int(static_cast<int64_t>(alone_sites));
   json.Key("planted").Int(static_cast<int64_t>(planted));
   json.Key("stops").Int(static_cast<int64_t>(stops));
   json.Key("points").Int(static_cast<int64_t>(points));
@@ -69,12 +71,13 @@ void AtomicPointLearning::Learned(const search::AtomicPointCount& count, search:
 
 search::AtomicPointPlan AtomicPointLearning::Plan() const {
   return search::AtomicPointPlan{
-      .mode = search::AtomicPointPlan::Mode::kPoints, .sites = learned_.shared, .max_points = max_points_};
+      .mode = search::AtomicPointPlan::Mode::kPoints, .alone_sites = learned_.alone, .max_points = max_points_};
 }
 
 std::string AtomicPointLearning::Sentence() const {
-  const std::string text = "atomic points: " + Plural(learned_.shared.size(), "site", "sites") +
-                     " executed by two or more threads, of " + std::to_string(learned_.learned_sites) + " executed";
+  const std::string text = "atomic points: every atomic instruction but the " + std::to_string(learned_.alone.size()) +
+                           " that ran only while their thread was alone (" + std::to_string(learned_.shared.size()) +
+                           " of the " + std::to_string(learned_.learned_sites) + " executed ran beside another thread)";
   return text;
 }
 
@@ -88,6 +91,7 @@ AtomicPointsSeen AtomicPointLearning::Seen() const {
   AtomicPointsSeen seen;
   seen.sites = learned_.shared.size();
   seen.learned_sites = learned_.learned_sites;
+  seen.alone_sites = learned_.alone.size();
   seen.max_points = max_points_;
   seen.refused = learned_.refused;
   return seen;

@@ -1,8 +1,8 @@
 // The atomic layer of a search (--sync-points atomics). Before the search's first execution, one
-// execution learns which atomic instructions the program runs and which of them two or more
-// threads run; those sites become every execution's points (a kPoints plan), the same in each,
-// so that the schedule space does not change under the search. AtomicPointsSeen is what the
-// executions then saw of them, for the coverage sentence and --report.
+// execution learns which atomic instructions the program runs only while their thread is alone;
+// every other atomic instruction is a point of every execution (a kPoints plan), the same in
+// each, so that the schedule space does not change under the search. AtomicPointsSeen is what
+// the executions then saw of them, for the coverage sentence and --report.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,8 @@ search::AtomicPointPlan LearningPlan();
 
 // What one execution, or a search's executions together, saw of the atomic points.
 struct AtomicPointsSeen {
-  uint64_t sites = 0;          // the points: the sites two or more threads executed
+  uint64_t sites = 0;          // the sites that ran beside another thread when they were learned
+  uint64_t alone_sites = 0;    // the sites that ran only alone then: not planted in the search
   uint64_t learned_sites = 0;  // every site a thread executed while they were learned (0: not
                                // learned by this command: a replay's sites come from its trace)
   uint64_t max_points = 0;     // the cap per execution
@@ -60,9 +61,11 @@ class AtomicPointLearning {
   // What a learning execution saw and how it ended (Learn's own, or a test's).
   void Learned(const search::AtomicPointCount& count, search::Outcome outcome);
 
-  // Every execution of the search parks before the sites two or more threads executed.
+  // Every execution of the search parks before every atomic instruction while another thread
+  // lives, and plants nothing at the sites the learning execution ran only alone.
   search::AtomicPointPlan Plan() const;
-  // "atomic points: 3 sites executed by two or more threads, of 41 executed".
+  // "atomic points: every atomic instruction but the 5 that ran only while their thread was alone
+  // (3 of the 8 executed ran beside another thread)".
   std::string Sentence() const;
   // For a search: how the learning execution ended when it failed, and that the search still
   // runs its schedule; "" when it did not.

@@ -24,7 +24,7 @@ enum class SyncPoints : uint8_t {
   kAuto,       // and pthread/C11 sync operations (the preload shim)
   kProcesses,  // and what other processes see: pipe and socket I/O, bind/connect/accept,
                // unlink/rename/mkdir/open(O_CREAT), wait4
-  kAtomics,    // and the atomic instructions of the program's code that two or more threads run
+  kAtomics,    // and the atomic instructions of the program's code, while another thread lives
 };
 const char* SyncPointsName(SyncPoints level);
 std::optional<SyncPoints> ParseSyncPoints(const std::string& word);

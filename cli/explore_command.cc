@@ -428,8 +428,8 @@ int ExploreCommand(const ExploreOptions& options) {
   execution.options.execution_timeout =
       std::chrono::nanoseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1e9));
   supervisor::InstallStopHandlers();
-  // The atomic instructions two or more threads run are learned once, before the search, and
-  // are every execution's points (traces keep them, so a replay parks at the same ones).
+  // The atomic instructions that run only alone are learned once, before the search; every other
+  // one is a point of every execution (traces keep the plan, so a replay parks at the same ones).
   std::optional<AtomicPointsSeen> atomics;
   if (settings.sync_points >= SyncPoints::kAtomics) {
     AtomicPointLearning learning(options.max_atomic_points);

@@ -59,8 +59,9 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
     if (layer == "sync-ops") words.push_back("pthread/C11 sync operations (" + std::to_string(announced) + " announced)");
     if (layer == "cross-process") words.push_back("cross-process I/O");
     if (layer == "atomics" && visibility.atomics) {
-      words.push_back("atomic instructions at " + Plural(visibility.atomics->sites, "site", "sites") + " (of " +
-                      std::to_string(visibility.atomics->learned_sites) + " executed in the execution that learned them)");
+      words.push_back("atomic instructions (all but " + Plural(visibility.atomics->alone_sites, "site", "sites") +
+                      " that ran only while their thread was alone; " + std::to_string(visibility.atomics->sites) +
+                      " ran beside another thread in the execution that learned them)");
     }
   }
   std::string text;

@@ -10,7 +10,7 @@ std::string Basename(const std::string& path) { return path.substr(path.rfind('/
 // Whether the atomic layer had points and could patch `program`'s own code: only then may a
 // blind spot say its atomic instructions were points.
 bool AtomicsCovered(const supervisor::ProgramImage& program, const std::optional<AtomicPointsSeen>& atomics) {
-  if (!atomics || atomics->sites == 0) return false;
+  if (!atomics || (atomics->sites == 0 && atomics->planted == 0)) return false;
   for (const std::string& refused : atomics->refused) {
     if (refused.rfind(program.path, 0) == 0) return false;
   }
@@ -33,7 +33,7 @@ std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level,
     // The atomic layer saw part of what the shim could not: not all of it.
     return name + " ran several threads and announced no pthread or C11 sync call" +
            (program.linking == supervisor::Linking::kStatic ? " (it is statically linked)" : "") +
-           "; its atomic instructions that two or more threads executed were points (--sync-points atomics), "
+           "; its atomic instructions were points while another thread lived (--sync-points atomics), "
            "but its atomic loads, plain stores and other memory accesses were not. A bug that needs a thread "
            "switch between two of those cannot be found, and this search is no proof that there is none";
   }

@@ -91,6 +91,9 @@ AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPl
     if (!use.concurrent && others_alive) {
       use.concurrent = true;
       state.count.shared.insert(site.location);
+      state.count.alone.erase(site.location);
+    } else if (!use.concurrent) {
+      state.count.alone.insert(site.location);
     }
     // Once concurrent, the site is what the search wants to know: its breakpoint has done its work.
     retire = use.concurrent;
@@ -204,7 +207,7 @@ bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space
   for (const code::CodeSite& site : code.SitesIn(mapping.begin, mapping.end)) {
     if (site.kind == code::SiteKind::kAccess) continue;
     search::CodeLocation location{mapping.path, site.address};
-    if (plan_.mode == search::AtomicPointPlan::Mode::kPoints && plan_.sites.count(location) == 0) continue;
+    if (plan_.mode == search::AtomicPointPlan::Mode::kPoints && plan_.alone_sites.count(location) != 0) continue;
     if (plan_.mode == search::AtomicPointPlan::Mode::kLearn) {
       // Known shared already (the same program again, in another process): nothing to learn.
       if (auto use = state.uses.find(location); use != state.uses.end() && use->second.concurrent) continue;

@@ -7,9 +7,8 @@
 //
 // What is planted follows the search's plan (search/atomic_points.h): a learning execution plants
 // every atomic site and notes which ran while another thread was alive, parking at none; the
-// search's executions plant only those, and park at each while another thread is alive (up to
-// the plan's cap). Sites only ever run by a lone thread (start-up, a single-threaded phase)
-// cannot be where a switch matters, and cost nothing.
+// search's executions plant every site but those the learning execution ran only alone, and park
+// at each while another thread is alive (up to the plan's cap).
 // Never planted: chess-trace's preload shim, and — where the shim announces the pthread and C11
 // sync operations — the C library and the dynamic loader, whose atomics are those operations'
 // insides (or libc's own locks: malloc's, stdio's), so one mutex operation makes one point.

@@ -204,8 +204,9 @@ std::string RenderText(const Trace& trace) {
                                      : std::string("not recorded (a trace from before chess-trace kept them)"));
   if (trace.options.atomic_points) {
     out << "\n  atomic points: "
-        << (trace.atomic_points ? std::to_string(trace.atomic_points->sites.size()) + " sites, at most " +
-                                      std::to_string(trace.atomic_points->max_points) + " points per execution"
+        << (trace.atomic_points ? "every atomic instruction but " + std::to_string(trace.atomic_points->alone_sites.size()) +
+                                      " that ran only alone, at most " + std::to_string(trace.atomic_points->max_points) +
+                                      " points per execution"
                                 : std::string("every atomic instruction met, none parked at (an execution that learned them)"));
   }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
@@ -289,9 +290,9 @@ std::string RenderJson(const Trace& trace) {
       << ", \"atomic_points\": " << (trace.options.atomic_points ? "true" : "false")
       << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"atomic_sites\": ";
   if (trace.atomic_points) {
-    out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"sites\": [";
+    out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"alone_sites\": [";
     bool first_site = true;
-    for (const search::CodeLocation& site : trace.atomic_points->sites) {
+    for (const search::CodeLocation& site : trace.atomic_points->alone_sites) {
       out << (first_site ? "" : ", ") << "{\"module\": " << Quoted(site.module) << ", \"address\": " << site.address << "}";
       first_site = false;
     }

@@ -144,7 +144,7 @@ class Decoder {
       site.address = in.Varint();
       if (!in.ok()) break;
       if (site.module.empty()) return Damaged("an atomic site without a module");
-      if (!plan.sites.insert(std::move(site)).second) return Damaged("an atomic site listed twice");
+      if (!plan.alone_sites.insert(std::move(site)).second) return Damaged("an atomic site listed twice");
     }
     trace_.atomic_points = std::move(plan);
     return {};

@@ -153,8 +153,8 @@ void TraceWriter::WriteAtomicSites(const search::AtomicPointPlan& plan) {
   FlushRepeats();
   scratch_.Clear();
   scratch_.Varint(plan.max_points);
-  scratch_.Varint(plan.sites.size());
-  for (const search::CodeLocation& site : plan.sites) {
+  scratch_.Varint(plan.alone_sites.size());
+  for (const search::CodeLocation& site : plan.alone_sites) {
     scratch_.String(site.module.substr(0, kMaxSiteModule));
     scratch_.Varint(site.address);
   }

@@ -82,7 +82,7 @@ bool SameTrace(const Trace& a, const Trace& b) {
   }
   if (a.standard_descriptors != b.standard_descriptors) return false;
   if (a.options.atomic_points != b.options.atomic_points || a.atomic_points.has_value() != b.atomic_points.has_value() ||
-      (a.atomic_points && (a.atomic_points->mode != b.atomic_points->mode || a.atomic_points->sites != b.atomic_points->sites ||
+      (a.atomic_points && (a.atomic_points->mode != b.atomic_points->mode || a.atomic_points->alone_sites != b.atomic_points->alone_sites ||
                            a.atomic_points->max_points != b.atomic_points->max_points))) {
     return false;
   }
@@ -180,7 +180,7 @@ void Check(std::string_view bytes) {
   if (trace->atomic_points) {
     if (!trace->options.atomic_points) Fail("atomic sites without atomic points");
     if (trace->atomic_points->max_points == 0) Fail("atomic sites with a cap of 0");
-    for (const auto& site : trace->atomic_points->sites) {
+    for (const auto& site : trace->atomic_points->alone_sites) {
       if (site.module.empty()) Fail("an atomic site without a module");
     }
   }

@@ -18,14 +18,16 @@ using Mode = search::AtomicPointPlan::Mode;
 
 const search::CodeLocation kIncrement{"/t/counter", 0x1236};
 const search::CodeLocation kExchange{"/usr/lib/libstd.so", 0x9a0};
+const search::CodeLocation kStartUp{"/t/counter", 0x1100};
 
-// A learning execution that met 41 sites, two of them in two or more threads.
+// A learning execution that met 41 sites, two of them beside another thread, one only alone.
 search::AtomicPointCount Learned() {
   search::AtomicPointCount count;
   count.planted = 41;
   count.stops = 900;
   count.learned_sites = 41;
   count.shared = {kIncrement, kExchange};
+  count.alone = {kStartUp};
   return count;
 }
 
@@ -60,17 +62,20 @@ TEST(SyncPointsLevel, TheOptionTakesAtomicsAndTheCommandsDefault) {
   EXPECT_NE(app.get_option("--sync-points")->get_description().find("`atomics`"), std::string::npos);
 }
 
-TEST(AtomicPointLearning, TheSitesTwoThreadsRanBecomeEveryExecutionsPoints) {
+TEST(AtomicPointLearning, EverySiteButThoseThatRanOnlyAloneIsPlanted) {
   AtomicPointLearning learning(500);
   learning.Learned(Learned(), search::Outcome::kOk);
   const search::AtomicPointPlan plan = learning.Plan();
   EXPECT_EQ(plan.mode, Mode::kPoints);
-  EXPECT_EQ(plan.sites, (std::set<search::CodeLocation>{kIncrement, kExchange}));
+  EXPECT_EQ(plan.alone_sites, (std::set<search::CodeLocation>{kStartUp}));
   EXPECT_EQ(plan.max_points, 500u);
-  EXPECT_EQ(learning.Sentence(), "atomic points: 2 sites executed by two or more threads, of 41 executed");
+  EXPECT_EQ(learning.Sentence(),
+            "atomic points: every atomic instruction but the 1 that ran only while their thread was alone (2 of the 41 "
+            "executed ran beside another thread)");
   EXPECT_EQ(learning.FailureNote(), "");
   const AtomicPointsSeen seen = learning.Seen();
   EXPECT_EQ(seen.sites, 2u);
+  EXPECT_EQ(seen.alone_sites, 1u);
   EXPECT_EQ(seen.learned_sites, 41u);
   EXPECT_EQ(seen.executions, 0u);  // the learning execution is not one of the search's
 }
@@ -79,8 +84,10 @@ TEST(AtomicPointLearning, AFailedLearningExecutionIsSaidAndTheSearchGoesOn) {
   AtomicPointLearning learning(10);
   search::AtomicPointCount none;
   learning.Learned(none, search::Outcome::kSignal);
-  EXPECT_EQ(learning.Plan().sites.size(), 0u);
-  EXPECT_EQ(learning.Sentence(), "atomic points: 0 sites executed by two or more threads, of 0 executed");
+  EXPECT_EQ(learning.Plan().alone_sites.size(), 0u);  // nothing learned: every site is planted
+  EXPECT_EQ(learning.Sentence(),
+            "atomic points: every atomic instruction but the 0 that ran only while their thread was alone (0 of the 0 "
+            "executed ran beside another thread)");
   EXPECT_NE(learning.FailureNote().find("ended signal; the search's first execution runs the same schedule"),
             std::string::npos)
       << learning.FailureNote();
@@ -116,7 +123,7 @@ TEST(AtomicPointsSeen, RunsReportHasTheObjectOnlyWithTheLayer) {
   result.atomics = Learned();
   EXPECT_EQ(JsonReport(result, "run").find("\"atomic_points\""), std::string::npos);
   const std::string json = JsonReport(result, "run", LearningPlan());
-  EXPECT_NE(json.find(R"("atomic_points":{"sites":2,"learned_sites":41,"planted":41,"stops":900,"points":0,"capped":false,)"),
+  EXPECT_NE(json.find(R"("atomic_points":{"sites":2,"learned_sites":41,"alone_sites":1,"planted":41,"stops":900,"points":0,"capped":false,)"),
             std::string::npos)
       << json;
   EXPECT_NE(json.find(R"("refused":[])"), std::string::npos) << json;
@@ -134,12 +141,12 @@ TEST(AtomicPointsTrace, TheLevelAndTheSitesGoIntoATraceAndComeBack) {
   trace::Trace recorded;
   recorded.command.argv = {"prog"};
   recorded.options = options;
-  recorded.atomic_points = search::AtomicPointPlan{.mode = Mode::kPoints, .sites = {kIncrement}, .max_points = 77};
+  recorded.atomic_points = search::AtomicPointPlan{.mode = Mode::kPoints, .alone_sites = {kIncrement}, .max_points = 77};
   const ExecutionSettings replayed = RecordedSettings(recorded);
   EXPECT_EQ(replayed.sync_points, SyncPoints::kAtomics);
   ASSERT_TRUE(replayed.atomic_points.has_value());
   EXPECT_EQ(replayed.atomic_points->mode, Mode::kPoints);
-  EXPECT_EQ(replayed.atomic_points->sites, (std::set<search::CodeLocation>{kIncrement}));
+  EXPECT_EQ(replayed.atomic_points->alone_sites, (std::set<search::CodeLocation>{kIncrement}));
   EXPECT_EQ(replayed.atomic_points->max_points, 77u);
 
   // A run's trace has no sites: its replay learns again, and parks at none, as the run did.
@@ -172,7 +179,7 @@ TEST(AtomicPointsVisibility, TheLayerIsNamedAndTheBlindSpotSaysWhatItStillMisses
   ASSERT_TRUE(seen.atomics.has_value());
   EXPECT_EQ(seen.atomics->points, 3u);
   ASSERT_EQ(seen.blind_spots.size(), 1u);
-  EXPECT_NE(seen.blind_spots[0].find("its atomic instructions that two or more threads executed were points"),
+  EXPECT_NE(seen.blind_spots[0].find("its atomic instructions were points while another thread lived"),
             std::string::npos)
       << seen.blind_spots[0];
   EXPECT_NE(seen.blind_spots[0].find("atomic loads, plain stores"), std::string::npos) << seen.blind_spots[0];
@@ -219,7 +226,7 @@ TEST(AtomicPointsReport, TheVerdictNamesTheSitesTheCapAndWhatStaysUnseen) {
   summary.visibility = tally.Summarize(SyncPoints::kAtomics);
   std::string text = ExploreTextReport(summary);
   EXPECT_NE(text.find("no bug: all 6 schedules with ≤ 2 preemptions explored"), std::string::npos) << text;
-  EXPECT_NE(text.find("atomic instructions at 2 sites (of 41 executed in the execution that learned them)"),
+  EXPECT_NE(text.find("atomic instructions (all but 1 site that ran only while their thread was alone; 2 ran beside another thread in the execution that learned them)"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("not seen: atomic loads, relaxed and release stores and plain memory accesses"), std::string::npos)

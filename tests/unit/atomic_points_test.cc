@@ -76,6 +76,11 @@ TEST(AtomicPoints, ALearningExecutionNeverParksAndLearnsTheSitesRunBesideAnother
   EXPECT_EQ(state.count.learned_sites, 2u);
   EXPECT_EQ(state.count.stops, 2u);
   EXPECT_EQ(state.count.shared, (std::set<search::CodeLocation>{beside.location}));
+  EXPECT_EQ(state.count.alone, (std::set<search::CodeLocation>{alone.location}));
+  // Alone once, beside another thread later: no longer an alone site.
+  DecideAtomicStop(state, learn, alone, true, regs, retire);
+  EXPECT_TRUE(state.count.alone.empty());
+  EXPECT_EQ(state.count.shared.size(), 2u);
 }
 
 TEST(AtomicPoints, ASearchParksOnlyBesideAnotherThreadAndUpToItsCap) {

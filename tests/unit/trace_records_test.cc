@@ -477,7 +477,7 @@ TEST(TraceRecords, AtomicSitesAndAtomicDecisionsDecode) {
   ASSERT_TRUE(trace->atomic_points.has_value());
   EXPECT_EQ(trace->atomic_points->mode, search::AtomicPointPlan::Mode::kPoints);
   EXPECT_EQ(trace->atomic_points->max_points, 64u);
-  EXPECT_EQ(trace->atomic_points->sites,
+  EXPECT_EQ(trace->atomic_points->alone_sites,
             (std::set<search::CodeLocation>{{"/t/prog", 0x401236}, {"/lib/libatomic.so.1", 0x20}}));
   ASSERT_EQ(trace->decisions.size(), 3u);
   for (const search::RecordedDecision& d : trace->decisions) {

@@ -97,7 +97,7 @@ Trace AtomicTrace() {
   Trace trace = test_support::SmallTrace(2, 0);
   trace.options.atomic_points = true;
   trace.atomic_points = search::AtomicPointPlan{
-      .mode = search::AtomicPointPlan::Mode::kPoints, .sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}}, .max_points = 500};
+      .mode = search::AtomicPointPlan::Mode::kPoints, .alone_sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}}, .max_points = 500};
   auto increment = test_support::MakeDecision(1, search::OpKind::kAtomic, -1, 10, 0, search::StopReason::kReachedPoint);
   increment.point.instruction = 0x401236;
   increment.point.resource = 0x404040;
@@ -112,7 +112,7 @@ Trace AtomicTrace() {
 TEST(TraceRender, AtomicPointsAreMarkedInTextJsonAndChrome) {
   const Trace trace = AtomicTrace();
   const std::string text = RenderText(trace);
-  EXPECT_NE(text.find("atomic points: 2 sites, at most 500 points per execution"), std::string::npos) << text;
+  EXPECT_NE(text.find("atomic points: every atomic instruction but 2 that ran only alone, at most 500 points per execution"), std::string::npos) << text;
   EXPECT_NE(text.find("atomic 0x401236"), std::string::npos) << text;
   // The legend names each stop once, with what it touched.
   EXPECT_NE(text.find("atomic points above:\n  thread 1 at the atomic instruction 0x401236 writing 0x404040\n"
@@ -121,7 +121,7 @@ TEST(TraceRender, AtomicPointsAreMarkedInTextJsonAndChrome) {
       << text;
   const std::string json = RenderJson(trace);
   EXPECT_NE(json.find(R"("atomic_points": true)"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"x("atomic_sites": {"max_points": 500, "sites": [{"module": "/t/counter", "address": 4662}, )x"),
+  EXPECT_NE(json.find(R"x("atomic_sites": {"max_points": 500, "alone_sites": [{"module": "/t/counter", "address": 4662}, )x"),
             std::string::npos)
       << json;
   EXPECT_NE(json.find(R"("instruction": 4198966, "is_write": true, "atomic": "at the atomic instruction 0x401236 writing 0x404040")"),

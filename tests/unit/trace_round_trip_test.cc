@@ -218,7 +218,7 @@ TEST(TraceRoundTrip, AtomicPointsTheirSitesAndTheirInstructions) {
   trace.options.io_points = true;
   trace.atomic_points = search::AtomicPointPlan{
       .mode = search::AtomicPointPlan::Mode::kPoints,
-      .sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}, {"/usr/lib/x86_64-linux-gnu/libstd-\xff.so", 0}},
+      .alone_sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}, {"/usr/lib/x86_64-linux-gnu/libstd-\xff.so", 0}},
       .max_points = std::numeric_limits<uint64_t>::max()};
   const size_t at = trace.decisions.size() - 2;  // before the exits
   uint64_t index = 1000;

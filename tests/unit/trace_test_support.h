@@ -169,7 +169,7 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   if (expected.atomic_points) {
     EXPECT_EQ(actual.atomic_points->mode, expected.atomic_points->mode);
     EXPECT_EQ(actual.atomic_points->max_points, expected.atomic_points->max_points);
-    EXPECT_TRUE(actual.atomic_points->sites == expected.atomic_points->sites);
+    EXPECT_TRUE(actual.atomic_points->alone_sites == expected.atomic_points->alone_sites);
   }
   ASSERT_EQ(actual.standard_descriptors.has_value(), expected.standard_descriptors.has_value());
   if (expected.standard_descriptors) {
