@@ -1,10 +1,12 @@
 #include "cli/explore_report.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <sstream>
 
 #include "cli/json_writer.h"
 #include "cli/report.h"
+#include "search/critical_pair.h"
 #include "search/replay_strategy.h"
 
 namespace chess::cli {
@@ -210,6 +212,35 @@ std::string DescribePreemption(const search::RecordedDecision& d, const trace::O
          " ran instead";
 }
 
+// An atomic instruction of a point, as the bug's replay named it ("pop+0x1d (treiber) at
+// treiber.c:42"), or its address.
+std::string NameInstruction(const search::SchedulingPoint& point, const ReportedBug& bug) {
+  const auto& names = bug.instruction_names;
+  if (auto name = names.find(point.instruction); name != names.end()) return name->second;
+  char address[32];
+  std::snprintf(address, sizeof(address), "0x%" PRIx64, point.instruction);
+  return address;
+}
+
+std::string MemoryNamed(const search::SchedulingPoint& point, search::ThreadId thread, const ReportedBug& bug) {
+  const std::string object = bug.object_names.Find(thread, point.resource);
+  if (!object.empty()) return object;
+  char address[32];
+  std::snprintf(address, sizeof(address), "0x%" PRIx64, point.resource);
+  return address;
+}
+
+// The two atomic operations whose order decided the bug (search/critical_pair.h), in words.
+std::string DescribeCriticalPair(const search::CriticalPair& pair, const ReportedBug& bug) {
+  const auto access = [](const search::SchedulingPoint& point) { return point.is_write ? "writing" : "reading"; };
+  return "thread " + std::to_string(pair.waited.value) + " was stopped before its atomic instruction at " +
+         NameInstruction(pair.waited_at, bug) + " " + access(pair.waited_at) + " " +
+         MemoryNamed(pair.waited_at, pair.waited, bug) + " (preemption at decision " + std::to_string(pair.preemption) +
+         "), and thread " + std::to_string(pair.went_first.value) + "'s atomic instruction at " +
+         NameInstruction(pair.went_first_at, bug) + " " + access(pair.went_first_at) +
+         " the same memory ran first";
+}
+
 std::string ExploreTextReport(const SearchSummary& s) {
   const search::ExplorationResult& r = *s.result;
   std::ostringstream out;
@@ -238,6 +269,9 @@ std::string ExploreTextReport(const SearchSummary& s) {
           out << "      #" << i - first << " " << supervisor::FormatFrame(frames[i]) << "\n";
         }
       }
+    }
+    if (auto pair = search::FindCriticalPair(found.schedule, found.preemption_decisions)) {
+      out << "  the order that decided it: " << DescribeCriticalPair(*pair, bug) << "\n";
     }
     out << StuckExplanation(bug.run.result);
     const std::string states = ThreadStates(bug.run.result);
@@ -399,6 +433,26 @@ std::string ExploreJsonReport(const SearchSummary& s) {
       json.Key("execution").Int(static_cast<int64_t>(bug.found.minimized_from->execution));
       json.Key("preemptions").Int(bug.found.minimized_from->preemptions);
       json.Key("strategy").String(bug.found.minimized_from->execution_strategy);
+      json.EndObject();
+    } else {
+      json.Null();
+    }
+    json.Key("critical_pair");
+    if (auto pair = search::FindCriticalPair(bug.found.schedule, bug.found.preemption_decisions)) {
+      const auto side = [&](const char* key, search::ThreadId thread, const search::SchedulingPoint& point) {
+        json.Key(key).BeginObject();
+        json.Key("thread").Int(thread.value);
+        json.Key("instruction").Int(static_cast<int64_t>(point.instruction));
+        json.Key("at").String(NameInstruction(point, bug));
+        json.Key("address").Int(static_cast<int64_t>(point.resource));
+        json.Key("memory").String(MemoryNamed(point, thread, bug));
+        json.Key("writes").Bool(point.is_write);
+        json.EndObject();
+      };
+      json.BeginObject();
+      json.Key("preemption").Int(static_cast<int64_t>(pair->preemption));
+      side("waited", pair->waited, pair->waited_at);
+      side("went_first", pair->went_first, pair->went_first_at);
       json.EndObject();
     } else {
       json.Null();

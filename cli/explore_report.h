@@ -23,6 +23,9 @@ struct ReportedBug {
   // The variables its sync operations worked on (from the replay): a preemption "at acquire
   // balance_lock (atomicity_buggy)" rather than at an address.
   trace::ObjectNames object_names;
+  // The atomic instructions it stopped before, by address, as the replay named them ("pop+0x1d
+  // (treiber_aba_buggy) at treiber_aba_buggy.c:42"): what its critical pair names.
+  std::map<uint64_t, std::string> instruction_names;
 };
 
 struct SearchSummary {

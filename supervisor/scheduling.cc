@@ -187,7 +187,10 @@ void Supervisor::ScheduleNext() {
     if (last_ != nullptr && options_.backtrace_before.count(execution_.points) != 0) {
       execution_.decision_stacks[execution_.points] = StackWhereParked(*last_);
     }
-    if (last_ != nullptr && last_->point.op == search::OpKind::kSyncOp) sync_object_names_.Name(*last_, *log_);
+    if (last_ != nullptr && (last_->point.op == search::OpKind::kSyncOp ||
+                             (last_->point.op == search::OpKind::kAtomic && last_->point.resource != 0))) {
+      sync_object_names_.Name(*last_, *log_);
+    }
     const search::ThreadId picked = strategy_.PickThread(context);
     if (last_ != nullptr && context.enabled.size() + context.timed.size() > 1) {
       execution_.images.Choice(last_->process->image);
