@@ -46,6 +46,10 @@ std::variant<int64_t, std::string> InjectSyscall(const Thread& thread, const Reg
   if (!FiltersPermit(thread, SeccompDataOf(nr, call, *instruction + 2), false)) {
     return std::string("its own seccomp filter refuses the call");
   }
+  // Every signal blocked while the call is made: one that arrives meanwhile (a Go runtime's
+  // preemption signal) stays pending and is taken after, instead of stopping the call's way.
+  const std::optional<uint64_t> mask = ptrace::GetSignalMask(thread.tid);
+  if (!mask || !ptrace::SetSignalMask(thread.tid, ~uint64_t{0})) return std::string("its signal mask could not be set");
   bool done = ptrace::SetRegisters(thread.tid, call) && ptrace::ResumeToSyscallExit(thread.tid);
   // The call's entry stop, chess-trace's seccomp stop if its filter traps the call, its exit.
   // Stopped inside a syscall of its own (an exec's event stop), the thread first reports that
@@ -69,6 +73,7 @@ std::variant<int64_t, std::string> InjectSyscall(const Thread& thread, const Reg
     }
     if (done && syscall_stops < 2) done = ptrace::ResumeToSyscallExit(thread.tid);
   }
+  ptrace::SetSignalMask(thread.tid, *mask);
   if (!done) return std::string("the thread did not come back from the call");
   return after.Return();
 }

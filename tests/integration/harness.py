@@ -853,7 +853,7 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
         with tempfile.TemporaryDirectory() as out:
             report_path = os.path.join(out, "report.json")
             command = [chess_trace, "explore", "--quiet", "--out", out, "--report", report_path, *options, "--", *program]
-            code, _, err = run(command, timeout=600, input_bytes=input_bytes)
+            code, _, err = run(command, timeout=1100, input_bytes=input_bytes)
             if not os.path.exists(report_path):
                 fail(f"no --report written (exit {code}):\n{err}")
             with open(report_path) as f:
@@ -912,7 +912,8 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
             trace = report["trace"]
             if not trace or not os.path.exists(trace) or f"replay it: chess-trace replay {trace}" not in err:
                 fail(f"no trace saved, or no replay command:\n{err}")
-            if "note:" in err:
+            # The report's own note (the program's output, quoted below it, may say "note:" too).
+            if re.search(r"^  note: ", err, re.M):
                 fail(f"saving the trace did not go as the search did:\n{err}")
             code, _, replayed = run([chess_trace, "replay", trace], timeout=300)
             if code != 0 or f"reproduced: {outcome}" not in replayed:
