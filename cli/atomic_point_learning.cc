@@ -70,8 +70,11 @@ void AtomicPointLearning::Learned(const search::AtomicPointCount& count, search:
 }
 
 search::AtomicPointPlan AtomicPointLearning::Plan() const {
-  return search::AtomicPointPlan{
-      .mode = search::AtomicPointPlan::Mode::kPoints, .alone_sites = learned_.alone, .max_points = max_points_};
+  search::AtomicPointPlan plan;
+  plan.mode = search::AtomicPointPlan::Mode::kPoints;
+  plan.alone_sites = learned_.alone;
+  plan.max_points = max_points_;
+  return plan;
 }
 
 std::string AtomicPointLearning::Sentence() const {

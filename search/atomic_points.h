@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace chess::search {
 
@@ -40,6 +41,39 @@ struct AtomicPointPlan {
   // execution says so (a program with millions of atomic operations still finishes). Counted in
   // the order the execution reaches them, so a replay stops at the same ones.
   uint64_t max_points = 10'000;
+
+  // Race points (the races layer). kLearn: also look for data races, DataCollider's way: a
+  // one-shot breakpoint before each plain memory-access instruction (up to max_sampled_sites, the
+  // first mapped first: the program before its libraries), a watchpoint in every other thread on
+  // what each sampled access touched, and what the watchpoints see judged against the
+  // happens-before of the operations the supervisor saw (search/race_detector.h).
+  bool detect_races = false;
+  uint64_t max_sampled_sites = 50'000;
+  // kPoints: the plain memory-access instructions a learning execution found racing. Each is a
+  // scheduling point (OpKind::kRacyAccess) while another thread lives, planted wherever it is
+  // (alone_sites do not apply: a race took two threads), and counted in max_points.
+  std::set<CodeLocation> race_sites;
+};
+
+// One of a data race's two accesses.
+struct RacingAccess {
+  // The instruction; module empty when it lies outside the decoded code (a library not planted
+  // in, such as libc under the shim): then address is its run-time address, and it cannot become
+  // a point.
+  CodeLocation instruction;
+  uint32_t thread = 0;  // the execution's thread number (ThreadId::value)
+  bool is_write = false;
+  uint8_t size = 0;     // bytes
+  std::string name;     // "worker+0x1b (plain.c:29)" when symbols say, else the address in hex
+};
+
+// Two accesses to the same memory by different threads, at least one a write, that no
+// synchronization the supervisor saw ordered: a data race (reported, not a bug).
+struct ObservedRace {
+  RacingAccess earlier;  // the one that ran first in the learning execution
+  RacingAccess later;
+  uint64_t address = 0;  // the first byte both touched, as the process sees it
+  std::string variable;  // "claimed (plain_check_then_act_buggy)" when symbols name it, else empty
 };
 
 // What an execution with atomic points saw of them (ExecutionResult::atomics).
@@ -56,6 +90,15 @@ struct AtomicPointCount {
   // The atomic instructions the execution parked before, by address, as a report names them
   // ("pop+0x2a (treiber.c:41)"): only when it takes stacks for a report (a bug's run).
   std::map<uint64_t, std::string> instruction_names;
+
+  // Race detection (kLearn with detect_races).
+  uint64_t sampled_sites = 0;     // memory-access instructions given a sample breakpoint
+  uint64_t sampled_accesses = 0;  // of those, reached: an access sampled, its memory watched
+  uint64_t watched_accesses = 0;  // accesses the watchpoints saw
+  bool sampling_capped = false;   // more memory-access instructions than max_sampled_sites
+  std::vector<ObservedRace> races;  // each pair of instructions once, in the order found
+  // kPoints: of `points`, those before a racing plain access (kRacyAccess).
+  uint64_t race_points = 0;
 };
 
 }  // namespace chess::search

@@ -24,6 +24,7 @@ enum class OpKind : uint8_t {
   kSyscall,       // any other trapped syscall that is a scheduling point
   kFairnessYield, // gave way at a syscall that would not have stopped it: its slice was used up
   kAtomic,        // before an atomic instruction of the program's code (a breakpoint, not a syscall)
+  kRacyAccess,    // before a plain memory access a learning execution found racing (a breakpoint)
 };
 
 struct SchedulingPoint {
@@ -34,11 +35,14 @@ struct SchedulingPoint {
   bool is_release = false;
   int64_t syscall = -1;   // the syscall the thread stopped in (an opaque number here), or -1
   uint64_t index = 0;     // after how many of its trapped syscalls the thread stopped here
-  // kAtomic: the instruction's address in the program (resource is the memory it touches,
-  // is_write whether it writes there: a read-modify-write or a store; a fence touches none).
+  // kAtomic, kRacyAccess: the instruction's address in the program (resource is the memory it
+  // touches, is_write whether it writes there: a read-modify-write or a store; a fence touches none).
   uint64_t instruction = 0;
 };
 
-inline constexpr OpKind kLastOpKind = OpKind::kAtomic;
+inline constexpr OpKind kLastOpKind = OpKind::kRacyAccess;
+
+// A point before an instruction of the program's code (a breakpoint's stop, not a syscall's).
+inline constexpr bool AtInstruction(OpKind op) { return op == OpKind::kAtomic || op == OpKind::kRacyAccess; }
 
 }  // namespace chess::search

@@ -113,6 +113,7 @@ std::string ObjectOf(const search::RecordedDecision& d, const ObjectNames& names
 std::string Stopped(const search::RecordedDecision& d, const ObjectNames& names) {
   switch (d.point.op) {
     case search::OpKind::kAtomic: return "atomic " + Hex(d.point.instruction);
+    case search::OpKind::kRacyAccess: return "racy access " + Hex(d.point.instruction);
     case search::OpKind::kThreadStart: return "start";
     case search::OpKind::kInterrupted: return "interrupted";
     case search::OpKind::kFairnessYield: return search::NameSyscall(d.point.syscall) + " (gives way)";

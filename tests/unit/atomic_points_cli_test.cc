@@ -141,7 +141,8 @@ TEST(AtomicPointsTrace, TheLevelAndTheSitesGoIntoATraceAndComeBack) {
   trace::Trace recorded;
   recorded.command.argv = {"prog"};
   recorded.options = options;
-  recorded.atomic_points = search::AtomicPointPlan{.mode = Mode::kPoints, .alone_sites = {kIncrement}, .max_points = 77};
+  recorded.atomic_points = search::AtomicPointPlan{
+      .mode = Mode::kPoints, .alone_sites = {kIncrement}, .max_points = 77, .detect_races = false, .max_sampled_sites = 50'000, .race_sites = {}};
   const ExecutionSettings replayed = RecordedSettings(recorded);
   EXPECT_EQ(replayed.sync_points, SyncPoints::kAtomics);
   ASSERT_TRUE(replayed.atomic_points.has_value());

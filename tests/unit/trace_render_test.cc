@@ -97,7 +97,8 @@ Trace AtomicTrace() {
   Trace trace = test_support::SmallTrace(2, 0);
   trace.options.atomic_points = true;
   trace.atomic_points = search::AtomicPointPlan{
-      .mode = search::AtomicPointPlan::Mode::kPoints, .alone_sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}}, .max_points = 500};
+      .mode = search::AtomicPointPlan::Mode::kPoints, .alone_sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}}, .max_points = 500,
+      .detect_races = false, .max_sampled_sites = 50'000, .race_sites = {}};
   auto increment = test_support::MakeDecision(1, search::OpKind::kAtomic, -1, 10, 0, search::StopReason::kReachedPoint);
   increment.point.instruction = 0x401236;
   increment.point.resource = 0x404040;

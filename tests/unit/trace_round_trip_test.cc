@@ -219,7 +219,10 @@ TEST(TraceRoundTrip, AtomicPointsTheirSitesAndTheirInstructions) {
   trace.atomic_points = search::AtomicPointPlan{
       .mode = search::AtomicPointPlan::Mode::kPoints,
       .alone_sites = {{"/t/counter", 0x1236}, {"/t/counter", 0x1240}, {"/usr/lib/x86_64-linux-gnu/libstd-\xff.so", 0}},
-      .max_points = std::numeric_limits<uint64_t>::max()};
+      .max_points = std::numeric_limits<uint64_t>::max(),
+      .detect_races = false,
+      .max_sampled_sites = 50'000,
+      .race_sites = {}};
   const size_t at = trace.decisions.size() - 2;  // before the exits
   uint64_t index = 1000;
   std::vector<search::RecordedDecision> atomics;
