@@ -24,7 +24,7 @@ bool Supervisor::CodeMapped(Thread& thread, uint64_t begin, uint64_t end) {
 }
 
 std::vector<StackFrame> Supervisor::StackWhereParked(Thread& thread) {
-  if (thread.point.op != search::OpKind::kAtomic) return CaptureBacktrace(thread.tid);
+  if (!search::AtInstruction(thread.point.op)) return CaptureBacktrace(thread.tid);
   // Its registers go back to the kernel when it is resumed (thread.regs, rip at its copy): until
   // then the kernel's may say anything, and the unwinder reads those.
   Registers at_instruction = thread.regs;
@@ -63,15 +63,44 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   last_progress_ = clocks_.EventTime();
   // Natively there is no trap: SIGTRAP's action and blocked bit stay as the program set them.
   UndoForcedSignal(thread, regs, SIGTRAP);
+  const PlantedSite& planted = site->second;
+  // Where the thread goes on from, once let go: registers stored then.
+  const auto go_on_at = [&](uint64_t rip) {
+    regs.raw().rip = rip;
+    thread.regs = regs;
+    thread.parked.registers_dirty = true;
+    thread.parked.at = ParkedCall::At::kNone;
+  };
+  if (planted.role == PlantedSite::Role::kSample) {
+    // Sampled once: judged and watched, the int3 gone, and the instruction runs where it is.
+    if (race_sampling_) race_sampling_->Sampled(thread, planted, regs.raw(), space->second);
+    go_on_at(address);
+    atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+    Resume(thread);
+    return true;
+  }
+  if (planted.role == PlantedSite::Role::kSync) {
+    // Only an ordering: the instruction runs at once, out of line.
+    const uint64_t touched = EffectiveAddress(planted.site.accesses.front(), regs.raw(), planted.load_bias);
+    if (race_sampling_) race_sampling_->Performed(thread, {thread.id, search::OpKind::kAtomic, touched, true});
+    go_on_at(resume_at);
+    Resume(thread);
+    return true;
+  }
   bool retire = false;
-  const AtomicStop stop = DecideAtomicStop(execution_.atomics, atomic_points_->Plan(), site->second,
+  const AtomicStop stop = DecideAtomicStop(execution_.atomics, atomic_points_->Plan(), planted,
                                            threads_.Live().size() > 1, regs.raw(), retire);
-  if (retire) atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+  const bool racy = planted.role == PlantedSite::Role::kRace;
+  if (race_sampling_ && !stop.point && !racy) {
+    // An atomic instruction run at once: it synchronizes all the same.
+    race_sampling_->Performed(thread, {thread.id, search::OpKind::kAtomic, stop.resource, stop.is_write});
+  }
   // The instruction runs out of line: only rip changes, and the int3 stays for the next thread.
-  regs.raw().rip = resume_at;
-  thread.regs = regs;
-  thread.parked.registers_dirty = true;
-  thread.parked.at = ParkedCall::At::kNone;
+  go_on_at(resume_at);
+  // Races are judged against every atomic operation's ordering: none of them retires then.
+  if (retire && !race_sampling_) {
+    atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+  }
   if (!stop.point) {
     Resume(thread);
     return true;
@@ -80,10 +109,26 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
     // A bug's run, whose report names the instructions that decided it.
     execution_.atomics.count.instruction_names[stop.instruction] = FormatFrame(ProcessSymbols(thread.tid).Code(stop.instruction));
   }
+  if (racy) ++execution_.atomics.count.race_points;
   thread.state = ThreadState::kReady;
-  thread.point = {thread.id, search::OpKind::kAtomic, stop.resource, stop.is_write};
+  thread.point = {thread.id, racy ? search::OpKind::kRacyAccess : search::OpKind::kAtomic, stop.resource, stop.is_write};
   thread.point.instruction = stop.instruction;
   Park(thread, search::StopReason::kReachedPoint);
+  return true;
+}
+
+bool Supervisor::OnWatchpoint(Thread& thread) {
+  if (!race_sampling_) return false;
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return false;
+  auto space = execution_.atomics.spaces.find(thread.process->address_space);
+  const AddressSpaceCode* code = space == execution_.atomics.spaces.end() ? nullptr : &space->second;
+  if (!race_sampling_->OnTrap(thread, regs.Ip(), code)) return false;
+  // Natively there is no trap: SIGTRAP's action and blocked bit stay as the program set them.
+  UndoForcedSignal(thread, regs, SIGTRAP);
+  ptrace::SetRegisters(thread.tid, regs);  // an injected sigaction may have moved them
+  race_sampling_->BeforeResume(thread);
+  ptrace::Resume(thread.tid);
   return true;
 }
 

@@ -69,6 +69,28 @@ uint64_t EffectiveAddress(const code::MemoryAccess& access, const user_regs_stru
   return address + static_cast<uint64_t>(access.displacement);
 }
 
+std::optional<search::CodeLocation> LocationOf(const AddressSpaceCode& code, uint64_t address) {
+  for (const MappedModule& module : code.modules) {
+    if (address < module.begin || address >= module.end) continue;
+    return search::CodeLocation{module.path, address - module.code.load_bias};
+  }
+  return std::nullopt;
+}
+
+std::optional<LocatedInstruction> InstructionEndingAt(const AddressSpaceCode& code, uint64_t end) {
+  for (const MappedModule& module : code.modules) {
+    if (end <= module.begin || end > module.end) continue;
+    // The longest instruction is 15 bytes: the one that ends here starts no further back.
+    const uint64_t from = end - std::min<uint64_t>(end - module.begin, kMaxInstructionLength);
+    for (const code::CodeSite& site : module.code.SitesIn(from, end)) {
+      if (site.address + site.length + module.code.load_bias != end) continue;
+      return LocatedInstruction{{module.path, site.address}, site.address + module.code.load_bias, &site};
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPlan& plan, const PlantedSite& site,
                             bool others_alive, const user_regs_struct& regs, bool& retire) {
   retire = false;
@@ -189,7 +211,10 @@ void AtomicPoints::Retire(AtomicPointState& state, uint64_t space, pid_t pid, ui
 
 bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space, const Thread& thread,
                                 const Registers& at_stop, const Mapping& mapping) {
-  if (!PlantsIn(mapping.path, shim_announces_)) return false;
+  const bool learning = plan_.mode == search::AtomicPointPlan::Mode::kLearn;
+  // A library whose atomics the shim's announcements stand for orders memory all the same.
+  const bool sync_only = !PlantsIn(mapping.path, shim_announces_);
+  if (sync_only && !(learning && plan_.detect_races && PlantsIn(mapping.path, false))) return false;
   std::shared_ptr<const code::DecodedFile> decoded = cache_.Of(mapping.path);
   if (!decoded) return false;  // not an x86-64 ELF file: nothing decodable
   const std::optional<uint64_t> bias = decoded->LoadBias(mapping.start, mapping.offset);
@@ -205,10 +230,26 @@ bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space
   const RemoteMemory memory(thread.tid);
   bool injected = false;
   for (const code::CodeSite& site : code.SitesIn(mapping.begin, mapping.end)) {
-    if (site.kind == code::SiteKind::kAccess) continue;
     search::CodeLocation location{mapping.path, site.address};
-    if (plan_.mode == search::AtomicPointPlan::Mode::kPoints && plan_.alone_sites.count(location) != 0) continue;
-    if (plan_.mode == search::AtomicPointPlan::Mode::kLearn) {
+    PlantedSite::Role role = PlantedSite::Role::kAtomic;
+    if (sync_only) {
+      if (site.kind != code::SiteKind::kAtomic) continue;
+      role = PlantedSite::Role::kSync;
+    } else if (site.kind == code::SiteKind::kAccess) {
+      if (!learning) {
+        if (plan_.race_sites.count(location) == 0) continue;
+        role = PlantedSite::Role::kRace;
+      } else {
+        if (!plan_.detect_races) continue;
+        if (state.count.sampled_sites >= plan_.max_sampled_sites) {
+          state.count.sampling_capped = true;
+          continue;
+        }
+        role = PlantedSite::Role::kSample;
+      }
+    } else if (!learning && plan_.alone_sites.count(location) != 0) {
+      continue;
+    } else if (learning) {
       // Known shared already (the same program again, in another process): nothing to learn.
       if (auto use = state.uses.find(location); use != state.uses.end() && use->second.concurrent) continue;
     }
@@ -217,6 +258,13 @@ bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space
     instruction.bytes.resize(site.length);
     instruction.rip_displacement_at = site.rip_displacement_at;
     if (!memory.Read(instruction.address, instruction.bytes.data(), instruction.bytes.size())) continue;
+    if (role == PlantedSite::Role::kSample) {
+      // Sampled once per address space: no copy, the int3 goes at its first stop.
+      if (space.breakpoints.PlantOneShot(instruction, *text) != BreakpointTable::Planted::kPlanted) continue;
+      space.sites[instruction.address] = {std::move(location), site, *bias, role};
+      ++state.count.sampled_sites;
+      continue;
+    }
     BreakpointTable::Planted planted = space.breakpoints.Plant(instruction, *text);
     if (planted == BreakpointTable::Planted::kNeedsPage) {
       if (!MapPageNear(space, thread, at_stop, instruction.address)) break;  // said why; the rest cannot be either
@@ -224,8 +272,8 @@ bool AtomicPoints::PlantMapping(AtomicPointState& state, AddressSpaceCode& space
       planted = space.breakpoints.Plant(instruction, *text);
     }
     if (planted != BreakpointTable::Planted::kPlanted) continue;
-    space.sites[instruction.address] = {std::move(location), site, *bias};
-    ++state.count.planted;
+    space.sites[instruction.address] = {std::move(location), site, *bias, role};
+    if (role != PlantedSite::Role::kSync) ++state.count.planted;
   }
   return injected;
 }

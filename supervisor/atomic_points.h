@@ -46,11 +46,21 @@ struct MappedModule {
   code::MappedCode code;
 };
 
-// The site of a planted breakpoint.
+// The site of a planted breakpoint, and what its stop is for.
 struct PlantedSite {
+  enum class Role : uint8_t {
+    kAtomic,  // an atomic instruction: a point (or, learning, a note of who ran it)
+    kSample,  // a plain access sampled for races (learning): a one-shot breakpoint
+    kRace,    // a plain access found racing: a point (OpKind::kRacyAccess)
+    // An atomic instruction of a library the shim announces (libc's own locks: malloc's arenas,
+    // stdio's), planted only while races are learned: never a point, only an ordering, so that
+    // memory one thread frees and another gets from malloc is not taken for a race.
+    kSync,
+  };
   search::CodeLocation location;
   code::CodeSite site;
   uint64_t load_bias = 0;
+  Role role = Role::kAtomic;
 };
 
 // The atomic points of one address space: copied by a fork, shared by CLONE_VM relatives, new at
@@ -79,6 +89,18 @@ struct AtomicPointState {
 // shim, and not the C library or the dynamic loader of a process whose sync operations the shim
 // announces (`shim_announces`).
 bool PlantsIn(const std::string& path, bool shim_announces);
+
+// The instruction at run-time address `address` of a space's decoded code, named as the plan
+// names it; nullopt outside every decoded module. `site` is set when decoding found a memory
+// access or an atomic instruction ending exactly at `end` instead (what a watchpoint's trap
+// leaves: the rip after the access).
+struct LocatedInstruction {
+  search::CodeLocation location;
+  uint64_t address = 0;  // run-time
+  const code::CodeSite* site = nullptr;
+};
+std::optional<LocatedInstruction> InstructionEndingAt(const AddressSpaceCode& code, uint64_t end);
+std::optional<search::CodeLocation> LocationOf(const AddressSpaceCode& code, uint64_t address);
 
 // The address a memory operand names, with the registers of a thread stopped before the
 // instruction; `load_bias` moves a rip-relative operand resolved in the file's numbering.

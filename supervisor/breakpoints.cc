@@ -130,6 +130,17 @@ BreakpointTable::Planted BreakpointTable::Plant(const PatchableInstruction& inst
   return Planted::kPlanted;
 }
 
+BreakpointTable::Planted BreakpointTable::PlantOneShot(const PatchableInstruction& instruction, ProcessText& text) {
+  if (planted_.contains(instruction.address)) return Planted::kAlreadyPlanted;
+  if (instruction.bytes.empty()) return Planted::kNotRelocatable;
+  if (!text.Write(instruction.address, &kInt3, 1)) return Planted::kWriteFailed;
+  planted_.emplace(instruction.address, Breakpoint{.address = instruction.address,
+                                                   .out_of_line = 0,
+                                                   .original = instruction.bytes.front(),
+                                                   .length = instruction.bytes.size()});
+  return Planted::kPlanted;
+}
+
 bool BreakpointTable::Remove(uint64_t address, ProcessText& text) {
   const auto found = planted_.find(address);
   if (found == planted_.end()) return false;

@@ -109,7 +109,7 @@ class OutOfLinePages {
 // One planted breakpoint.
 struct Breakpoint {
   uint64_t address = 0;      // the instruction's, in the process
-  uint64_t out_of_line = 0;  // where its copy runs
+  uint64_t out_of_line = 0;  // where its copy runs (0: a one-shot breakpoint, which has none)
   uint8_t original = 0;      // the byte the int3 replaced
   size_t length = 0;         // the instruction's length
 };
@@ -128,6 +128,9 @@ class BreakpointTable {
   // Copies the instruction to a slot, then writes the int3 over its first byte: in this order, so
   // a thread that reaches the int3 always has its copy.
   Planted Plant(const PatchableInstruction& instruction, ProcessText& text);
+  // An int3 with no copy: a sample's breakpoint, which stops a thread once and is then removed,
+  // the thread going on from the instruction itself (Remove, then rip = address). Costs no slot.
+  Planted PlantOneShot(const PatchableInstruction& instruction, ProcessText& text);
   // Puts the original byte back. The slot is not reused (see OutOfLinePages). False when no
   // breakpoint is at `address`, or the write failed.
   bool Remove(uint64_t address, ProcessText& text);

@@ -94,6 +94,7 @@ void Supervisor::OnThreadCreated(Thread& parent, int event) {
     execution_.images.SecondThread(process->image);
   }
   Thread& child = threads_.AddThread(tid, *process);
+  if (race_sampling_) race_sampling_->ThreadCreated(parent.id, child.id);
   child.filters = parent.filters;  // the kernel gives a new task its creator's seccomp filters
   // …its signal mask and rdtsc mode, and its process's signal actions (a copy in a new process).
   child.forced_signal = process == parent.process ? parent.forced_signal.ForNewThread() : parent.forced_signal.ForNewProcess();

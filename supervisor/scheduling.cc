@@ -188,7 +188,7 @@ void Supervisor::ScheduleNext() {
       execution_.decision_stacks[execution_.points] = StackWhereParked(*last_);
     }
     if (last_ != nullptr && (last_->point.op == search::OpKind::kSyncOp ||
-                             (last_->point.op == search::OpKind::kAtomic && last_->point.resource != 0))) {
+                             (search::AtInstruction(last_->point.op) && last_->point.resource != 0))) {
       sync_object_names_.Name(*last_, *log_);
     }
     const search::ThreadId picked = strategy_.PickThread(context);
@@ -225,6 +225,11 @@ void Supervisor::ScheduleNext() {
 
 bool Supervisor::Dispatch(Thread& thread) {
   ParkedCall& parked = thread.parked;
+  if (race_sampling_) {
+    // Its operation happens now (a woken waiter's again: it acquires what its waker released).
+    race_sampling_->Performed(thread, thread.point);
+    if (thread.point.op == search::OpKind::kThreadExit) race_sampling_->Ended(thread);
+  }
   if (parked.at == ParkedCall::At::kOperationPending) {
     parked.at = ParkedCall::At::kEntry;
     SyscallContext context{thread, services_};
@@ -294,7 +299,7 @@ bool Supervisor::Dispatch(Thread& thread) {
   }
   outside_poll_nanos_ = 0;
   if (AnyOtherSchedulable(threads_, thread)) AdjustTick(true);
-  if (thread.pending_signal != 0 && thread.point.op == search::OpKind::kAtomic) {
+  if (thread.pending_signal != 0 && search::AtInstruction(thread.point.op)) {
     // Its handler runs first, and must not find the thread in a supervisor's copy: it goes on
     // from the instruction itself, whose breakpoint stops it again after the handler.
     thread.regs.raw().rip = thread.point.instruction;

@@ -46,6 +46,9 @@ Supervisor::Supervisor(SupervisorOptions options, search::Strategy& strategy)
   if (options_.atomic_points) {
     atomic_points_.emplace(*options_.atomic_points, options_.code_cache != nullptr ? *options_.code_cache : own_code_cache_,
                            options_.preload_shim, [this](const std::string& text) { Notice(text); });
+    if (options_.atomic_points->mode == search::AtomicPointPlan::Mode::kLearn && options_.atomic_points->detect_races) {
+      race_sampling_.emplace(execution_.atomics.count);
+    }
   }
 }
 
@@ -452,6 +455,7 @@ bool Supervisor::Observe(Thread& thread, const search::SyscallEvent& event) {
 
 void Supervisor::Resume(Thread& thread, int signal) {
   ParkedCall& parked = thread.parked;
+  if (race_sampling_) race_sampling_->BeforeResume(thread);
   // At its entry with no emulated result, the kernel runs the call.
   const bool kernel_runs_call = parked.at == ParkedCall::At::kEntry && !parked.result;
   if (parked.result) {
@@ -616,7 +620,9 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
-  if (signal == SIGTRAP && &thread == running_ && (OnBreakpoint(thread) || OnHypercallTrap(thread))) return;
+  if (signal == SIGTRAP && &thread == running_ && (OnWatchpoint(thread) || OnBreakpoint(thread) || OnHypercallTrap(thread))) {
+    return;
+  }
   if (signal == SIGSYS && &thread == running_) {
     // Its filter's RET_TRAP for a call chess-trace made it make?
     if (auto why = InterferenceTrapped(thread, clocks_.Virtual() != nullptr)) {

@@ -12,6 +12,7 @@
 #include "search/strategy.h"
 #include "search/strategy_tape.h"
 #include "supervisor/atomic_points.h"
+#include "supervisor/race_sampling.h"
 #include "supervisor/clock.h"
 #include "supervisor/execution_result.h"
 #include "supervisor/execution_state.h"
@@ -111,6 +112,9 @@ class Supervisor final {
   // Atomic points (atomic_points.h). A SIGTRAP of the running thread at one of the breakpoints:
   // it runs the instruction, or parks before it as a scheduling point (false: not ours).
   bool OnBreakpoint(Thread& thread);
+  // A SIGTRAP of the running thread that a race watchpoint made: the access judged, the thread
+  // let go. False when no watchpoint fired.
+  bool OnWatchpoint(Thread& thread);
   // [begin, end) became executable in the thread's process: its breakpoints are planted (true:
   // a call was injected, the thread's registers must be stored again).
   bool CodeMapped(Thread& thread, uint64_t begin, uint64_t end);
@@ -270,6 +274,8 @@ class Supervisor final {
   SyncObjectNames sync_object_names_;
   code::CodeCache own_code_cache_;  // when the options give none
   std::optional<AtomicPoints> atomic_points_;
+  // A learning execution that looks for races (AtomicPointPlan::detect_races).
+  std::optional<RaceSampling> race_sampling_;
 };
 
 }  // namespace chess::supervisor

@@ -104,6 +104,12 @@ std::optional<CodeSite> Classify(const ZydisDecodedInstruction& instruction, con
     site.kind = SiteKind::kAtomic;
     return site;
   }
+  // An indirect call or jump through memory reads a code pointer: a GOT slot, which the dynamic
+  // linker fills lazily while other threads' PLT stubs read it (a race by design), or a vtable's
+  // slot, written once before the object is shared. Neither is a race a search should chase.
+  if (instruction.meta.category == ZYDIS_CATEGORY_CALL || instruction.meta.category == ZYDIS_CATEGORY_UNCOND_BR) {
+    return std::nullopt;
+  }
   std::erase_if(site.accesses, ThreadLocal);
   if (site.accesses.empty()) return std::nullopt;
   site.kind = SiteKind::kAccess;

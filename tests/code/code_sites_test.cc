@@ -162,6 +162,42 @@ DecodedFile DecodeStripped(const Workdir& dir, const std::string& binary) {
   return Decode(*file);
 }
 
+// A call or jump through memory reads a code pointer (a GOT slot the dynamic linker fills while
+// PLT stubs read it, a function pointer, a vtable's slot): never a plain access to race on. The
+// stores and loads of ordinary data around it still are.
+TEST(CodeSites, ACallOrJumpThroughMemoryIsNoAccess) {
+  Workdir workdir;
+  const std::string source = workdir.path() + "/calls.c";
+  std::ofstream(source) << R"(
+#include <stdio.h>
+void (*volatile handler)(void);
+int plain;
+__attribute__((noinline)) void hello(void) { plain = plain + 1; puts("hello"); }
+int main(void) { handler = hello; handler(); return plain == 0; }
+)";
+  const std::string binary = workdir.path() + "/calls";
+  Shell(std::string(CHESS_C_COMPILER) + " -O2 -fno-plt -o " + binary + " " + source);
+  const std::optional<ElfFile> file = ElfFile::Read(binary);
+  ASSERT_TRUE(file);
+  const DecodedFile decoded = Decode(*file);
+  size_t branches = 0, accesses = 0;
+  for (const auto& [name, function] : Objdump(binary)) {
+    for (const auto& [address, text] : function.instructions) {
+      const bool through_memory = (text.rfind("call", 0) == 0 || text.rfind("jmp", 0) == 0) && text.find("*") != std::string::npos &&
+                                  text.find('(') != std::string::npos;
+      const CodeSite* site = decoded.SiteAt(address);
+      if (through_memory) {
+        ++branches;
+        EXPECT_EQ(site, nullptr) << name << ": " << text;
+      } else if (site != nullptr && site->kind == SiteKind::kAccess) {
+        ++accesses;
+      }
+    }
+  }
+  EXPECT_GE(branches, 2u);  // puts through its GOT slot (-fno-plt), and the handler
+  EXPECT_GE(accesses, 2u);  // plain's load and store, handler's store
+}
+
 TEST(CodeSites, AStrippedBinaryIsDecodedFromItsFdes) {
   Workdir dir;
   const std::string binary = dir.Compile("o2", "-O2");
