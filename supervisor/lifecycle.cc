@@ -180,7 +180,14 @@ void Supervisor::SettleVforkParent(Process& child) {
   // VFORK_DONE is collected now, so that it can be picked at the very next decision whatever
   // the kernel's timing.
   const pid_t parent = std::exchange(child.vfork_parent, 0);
-  if (parent != 0) AwaitThread(parent, [](const Thread& t) { return !t.in_vfork; });
+  if (parent == 0) return;
+  if (race_sampling_) {
+    // What the child did in the parent's memory comes before the parent goes on.
+    const Thread* waiter = threads_.Find(parent);
+    const Thread* released = threads_.Find(child.tgid);
+    if (waiter != nullptr && released != nullptr) race_sampling_->Joined(waiter->id, released->id);
+  }
+  AwaitThread(parent, [](const Thread& t) { return !t.in_vfork; });
 }
 
 void Supervisor::PatchNewImage(Thread& thread) {

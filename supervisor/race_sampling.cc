@@ -2,6 +2,8 @@
 // (supervisor/race_sampling.h).
 #include "supervisor/race_sampling.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -29,6 +31,16 @@ std::vector<uint8_t> ReadBytes(pid_t tid, uint64_t address, uint8_t size) {
   return bytes;
 }
 
+// The file a descriptor of `tid` names, as one sync object for every descriptor of it: a pipe's
+// two ends are one inode. (A socket pair's two ends are two: what passes through one is not seen
+// as an ordering.)
+std::optional<uint64_t> FileObject(pid_t tid, uint64_t fd) {
+  struct stat file{};
+  const std::string path = "/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd);
+  if (stat(path.c_str(), &file) != 0) return std::nullopt;
+  return search::Mix64(search::Mix64(2, file.st_dev), file.st_ino);
+}
+
 std::string Hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
@@ -49,8 +61,11 @@ WatchList::Entry* WatchList::Watch(uint64_t address, uint8_t size, search::Threa
     return &entry;
   }
   if (entries_.size() == kWatchSlots) {
-    entries_.erase(std::min_element(entries_.begin(), entries_.end(),
-                                    [](const Entry& a, const Entry& b) { return a.last_used < b.last_used; }));
+    // A joiner's watch goes last: missing it would take every access of the ended thread for a
+    // race with what its joiner does after the join.
+    entries_.erase(std::min_element(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+      return std::pair(a.join_object.has_value(), a.last_used) < std::pair(b.join_object.has_value(), b.last_used);
+    }));
   }
   ++generation_;
   const uint64_t covered_end = watch.address + watch.length;
@@ -115,9 +130,15 @@ void RaceSampling::Performed(const Thread& thread, const search::SchedulingPoint
       detector_.Synchronized(thread.id, MemoryObject(space, point.resource), search::Ordering::kAcquireRelease);
       return;
     case search::OpKind::kIo:
+      // What a writer did before its write, a reader that got the bytes did before its read;
+      // two writers (two threads printing) order nothing between them.
+      if (const std::optional<uint64_t> file = FileObject(thread.tid, point.resource)) {
+        detector_.Synchronized(thread.id, *file,
+                               point.is_write ? search::Ordering::kRelease : search::Ordering::kAcquire);
+      }
+      return;
     case search::OpKind::kSignal:
-      detector_.Synchronized(thread.id, search::Mix64(search::Mix64(2, static_cast<uint64_t>(point.op)), point.resource),
-                             search::Ordering::kAcquireRelease);
+      detector_.Synchronized(thread.id, search::Mix64(3, point.resource), search::Ordering::kAcquireRelease);
       return;
     default:
       // A racy access orders nothing (it is what races); the rest name no object.

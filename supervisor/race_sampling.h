@@ -85,6 +85,8 @@ class RaceSampling {
 
   // Happens-before, from what the supervisor saw.
   void ThreadCreated(search::ThreadId parent, search::ThreadId child) { detector_.ThreadCreated(parent, child); }
+  // `waiter` goes on only after `ended` let go (a vfork parent, once its child exec'd or exited).
+  void Joined(search::ThreadId waiter, search::ThreadId ended) { detector_.Joined(waiter, ended); }
   // `thread` carried out the operation of `point` (it was let go from it, or — a waiter — woken
   // and let go again: its wait acquires then what the waker released).
   void Performed(const Thread& thread, const search::SchedulingPoint& point);

@@ -839,8 +839,22 @@ def report_golden(chess_trace, golden, options, program):
     print(f"ok: the report matches {os.path.basename(golden)}")
 
 
+def check_races(report, err, races, race_texts):
+    """The report's `races`: exactly `races` of them when given, and for each text one race whose
+    JSON holds it (a variable, an instruction)."""
+    found = report.get("races")
+    if found is None:
+        fail(f"no races key in the report:\n{err}")
+    if races is not None and len(found) != races:
+        fail(f"{len(found)} races reported, expected {races}: {json.dumps(found, indent=1)}")
+    for text in race_texts:
+        if not any(text in json.dumps(race) for race in found):
+            fail(f"no race names {text!r}: {json.dumps(found, indent=1)}")
+
+
 def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name, functions, options, twice,
-            found_by, program, forked=False, input_text=None, blind=False, not_forked_because=None):
+            found_by, program, forked=False, input_text=None, blind=False, not_forked_because=None, races=None,
+            race_texts=()):
     """`explore` finds the bug (or none) it must, after exactly the executions and with exactly the
     preemptions expected, the same way when run twice, and its trace replays the bug. With
     `forked`, every execution but the first must have been forked from the fork server's
@@ -867,6 +881,8 @@ def explore(chess_trace, outcome, execution, preemptions, schedules, signal_name
             if code != expected_code:
                 fail(f"exit status {code}, expected {expected_code}:\n{err}")
             coverage = report["coverage"]
+            if races is not None or race_texts:
+                check_races(report, err, races, race_texts)
             if forked and attempt == 0:
                 compare_with_exec(chess_trace, report, err, options, program, input_bytes)
             if not_forked_because is not None:
@@ -1112,6 +1128,8 @@ def main():
     p.add_argument("--blind", action="store_true",
                    help="no bug, but a program's sync operations were no scheduling points: the verdict says so")
     p.add_argument("--not-forked-because", help="no execution was forked, and the report says why with this text")
+    p.add_argument("--races", type=int, help="exactly this many data races reported")
+    p.add_argument("--race", action="append", default=[], help="a reported race names this text")
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("program-in-tmp")
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -1162,7 +1180,7 @@ def main():
     elif args.check == "explore":
         explore(args.chess_trace, args.outcome, args.execution, args.preemptions, args.schedules, args.signal,
                 args.function, args.option, args.twice, args.found_by, args.program, args.forked, args.input,
-                args.blind, args.not_forked_because)
+                args.blind, args.not_forked_because, args.races, args.race)
     elif args.check == "program-in-tmp":
         program_in_tmp(args.chess_trace, args.program)
     elif args.check == "explore-interrupt":
