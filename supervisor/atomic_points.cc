@@ -1,12 +1,10 @@
 #include "supervisor/atomic_points.h"
+#include "supervisor/proc_maps.h"
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include <cerrno>
-#include <cinttypes>
-#include <cstdio>
-#include <fstream>
 #include <variant>
 
 #include "supervisor/injected_call.h"
@@ -134,23 +132,16 @@ AtomicStop DecideAtomicStop(AtomicPointState& state, const search::AtomicPointPl
 
 std::vector<AtomicPoints::Mapping> AtomicPoints::ExecutableMappings(pid_t pid, uint64_t begin, uint64_t end) {
   std::vector<Mapping> mappings;
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
+  for (MapsEntry& entry : ReadMaps(pid)) {
+    if (!entry.executable || entry.end <= begin || entry.start >= end) continue;
     Mapping mapping;
-    char permissions[5] = {};
-    int path_at = 0;
-    if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*u %n", &mapping.start, &mapping.end,
-                    permissions, &mapping.offset, &path_at) < 4) {
-      continue;
-    }
-    mapping.begin = mapping.start;
-    if (permissions[2] != 'x' || mapping.end <= begin || mapping.begin >= end) continue;
-    mapping.writable = permissions[1] == 'w';
-    if (path_at > 0 && static_cast<size_t>(path_at) < line.size()) mapping.path = line.substr(static_cast<size_t>(path_at));
+    mapping.start = entry.start;
+    mapping.offset = entry.offset;
+    mapping.writable = entry.writable;
+    mapping.path = std::move(entry.path);
     // Clipped to the range asked about: an mprotect may make part of a mapping executable.
-    mapping.begin = std::max(mapping.begin, begin);
-    mapping.end = std::min(mapping.end, end);
+    mapping.begin = std::max(entry.start, begin);
+    mapping.end = std::min(entry.end, end);
     mappings.push_back(std::move(mapping));
   }
   return mappings;

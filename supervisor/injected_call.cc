@@ -1,8 +1,6 @@
 #include "supervisor/injected_call.h"
+#include "supervisor/proc_maps.h"
 
-#include <cinttypes>
-#include <cstdio>
-#include <fstream>
 #include <vector>
 
 #include "supervisor/clock.h"
@@ -13,16 +11,13 @@
 namespace chess::supervisor {
 
 std::optional<uint64_t> VdsoSyscallInstruction(pid_t tid) {
-  std::ifstream maps("/proc/" + std::to_string(tid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    if (line.find("[vdso]") == std::string::npos) continue;
-    uint64_t start = 0, end = 0;
-    if (std::sscanf(line.c_str(), "%" SCNx64 "-%" SCNx64, &start, &end) != 2 || end <= start) return std::nullopt;
-    std::vector<uint8_t> code(end - start);
-    if (!RemoteMemory(tid).Read(start, code.data(), code.size())) return std::nullopt;
+  for (const MapsEntry& mapping : ReadMaps(tid)) {
+    if (mapping.path != "[vdso]") continue;
+    if (mapping.end <= mapping.start) return std::nullopt;
+    std::vector<uint8_t> code(mapping.end - mapping.start);
+    if (!RemoteMemory(tid).Read(mapping.start, code.data(), code.size())) return std::nullopt;
     for (size_t i = 0; i + 1 < code.size(); ++i) {
-      if (code[i] == 0x0f && code[i + 1] == 0x05) return start + i;
+      if (code[i] == 0x0f && code[i + 1] == 0x05) return mapping.start + i;
     }
   }
   return std::nullopt;

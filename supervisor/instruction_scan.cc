@@ -1,4 +1,5 @@
 #include "supervisor/instruction_scan.h"
+#include "supervisor/proc_maps.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -63,22 +64,10 @@ std::vector<InstructionSite> FindUntrappableInstructions(const std::string& path
 
 std::vector<std::string> ExecutableFiles(pid_t tid) {
   std::vector<std::string> files;
-  const std::string path = "/proc/" + std::to_string(tid) + "/maps";
-  FILE* maps = std::fopen(path.c_str(), "re");
-  if (maps == nullptr) return files;
-  char* line = nullptr;
-  size_t capacity = 0;
-  while (getline(&line, &capacity, maps) > 0) {
-    char permissions[8] = {};
-    int name_at = 0;
-    if (std::sscanf(line, "%*x-%*x %7s %*s %*s %*s %n", permissions, &name_at) < 1 || name_at == 0) continue;
-    std::string file(line + name_at);
-    while (!file.empty() && (file.back() == '\n' || file.back() == ' ')) file.pop_back();
-    if (permissions[2] != 'x' || file.empty() || file.front() != '/') continue;
-    if (std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+  for (const MapsEntry& mapping : ReadMaps(tid)) {
+    if (!mapping.executable || !mapping.IsFile()) continue;
+    if (std::find(files.begin(), files.end(), mapping.path) == files.end()) files.push_back(mapping.path);
   }
-  std::free(line);
-  std::fclose(maps);
   return files;
 }
 

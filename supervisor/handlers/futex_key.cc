@@ -1,12 +1,11 @@
 #include "supervisor/handlers/futex_key.h"
+#include "supervisor/proc_maps.h"
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
-#include <cstdio>
 #include <string>
 
 namespace chess::supervisor {
@@ -21,28 +20,15 @@ struct Mapping {
 
 // /proc/TID/maps read whole: what kernels before 6.11 offer.
 bool ParseMapping(pid_t tid, uint64_t address, Mapping& out) {
-  const std::string path = "/proc/" + std::to_string(tid) + "/maps";
-  FILE* maps = fopen(path.c_str(), "re");
-  if (maps == nullptr) return false;
-  char line[512];
-  bool found = false;
-  while (!found && fgets(line, sizeof(line), maps) != nullptr) {
-    uint64_t start = 0, end = 0, offset = 0, inode = 0;
-    unsigned major = 0, minor = 0;
-    char perms[8] = {};
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64, &start, &end, perms,
-               &offset, &major, &minor, &inode) != 7) {
-      continue;
-    }
-    if (address < start || address >= end) continue;
-    found = true;
-    out.shared = perms[3] == 's';
-    out.device = (static_cast<uint64_t>(major) << 32) | minor;
-    out.inode = inode;
-    out.offset = offset + (address - start);
+  for (const MapsEntry& mapping : ReadMaps(tid)) {
+    if (address < mapping.start || address >= mapping.end) continue;
+    out.shared = mapping.shared;
+    out.device = (static_cast<uint64_t>(mapping.device_major) << 32) | mapping.device_minor;
+    out.inode = mapping.inode;
+    out.offset = mapping.offset + (address - mapping.start);
+    return true;
   }
-  fclose(maps);
-  return found;
+  return false;
 }
 
 

@@ -1,4 +1,5 @@
 #include "supervisor/report/symbolizer.h"
+#include "supervisor/proc_maps.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -34,29 +35,16 @@ std::string FormatDataSymbol(const DataSymbol& data) {
 }
 
 ProcessSymbols::ProcessSymbols(pid_t tid) : tid_(tid) {
-  const std::string path = "/proc/" + std::to_string(tid) + "/maps";
-  FILE* maps = std::fopen(path.c_str(), "re");
-  if (maps == nullptr) return;
-  // getline, not a fixed buffer: a long path must not split into a second, garbled line.
-  char* line = nullptr;
-  size_t capacity = 0;
-  while (getline(&line, &capacity, maps) > 0) {
+  for (MapsEntry& entry : ReadMaps(tid)) {
     Mapping mapping;
-    int name_at = 0;
-    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %" SCNu64 " %n", &mapping.start, &mapping.end,
-                    &mapping.file_offset, &mapping.inode, &name_at) < 4 ||
-        name_at == 0) {
-      continue;
-    }
-    mapping.path = line + name_at;
-    while (!mapping.path.empty() && (mapping.path.back() == '\n' || mapping.path.back() == ' ')) {
-      mapping.path.pop_back();
-    }
+    mapping.start = entry.start;
+    mapping.end = entry.end;
+    mapping.file_offset = entry.offset;
+    mapping.inode = entry.inode;
+    mapping.path = std::move(entry.path);
     mapping.name = mapping.path.substr(mapping.path.rfind('/') + 1);
     mappings_.push_back(std::move(mapping));
   }
-  std::free(line);
-  std::fclose(maps);
 }
 
 const ProcessSymbols::Mapping* ProcessSymbols::MappingAt(uint64_t address) const {

@@ -1,4 +1,5 @@
 #include "supervisor/world/fork_server.h"
+#include "supervisor/proc_maps.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -14,7 +15,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "supervisor/clock.h"
@@ -131,14 +131,9 @@ void KillAndReap(pid_t pid, int pidfd = -1) {
 // Whether the template's memory has a writable shared mapping (shared memory, a file mapped
 // MAP_SHARED for writing): its children would share it with it and with each other.
 bool HasWritableSharedMapping(pid_t pid) {
-  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    const size_t space = line.find(' ');
-    if (space == std::string::npos || space + 4 >= line.size()) continue;
-    if (line[space + 2] == 'w' && line[space + 4] == 's') return true;
-  }
-  return false;
+  const std::vector<MapsEntry> mappings = ReadMaps(pid);
+  return std::any_of(mappings.begin(), mappings.end(),
+                     [](const MapsEntry& mapping) { return mapping.writable && mapping.shared; });
 }
 
 // A descriptor `pid` opened besides 0, 1 and 2, with what it is; nullopt: none. One it
