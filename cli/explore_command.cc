@@ -196,6 +196,7 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   if (atomics_) {
     line += ", atomic points at " + Plural(atomics_->sites, "site", "sites") + " (of " +
             std::to_string(atomics_->learned_sites) + " executed)";
+    if (atomics_->races_looked_for) line += ", race points at " + Plural(atomics_->race_sites, "instruction", "instructions");
   }
   if (p.bugs > 0) line += ", " + std::to_string(p.bugs) + (p.bugs == 1 ? " bug" : " bugs");
   char elapsed[32];

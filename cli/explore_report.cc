@@ -114,7 +114,7 @@ std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
   const std::string but = atomics.race_sites == 0 ? std::string(" (no racing one was found")
                                                   : " but the " + Plural(atomics.race_sites, "racing instruction",
                                                                          "racing instructions") + " found (";
-  notes.push_back("not seen: atomic loads, relaxed and release stores and plain memory accesses" + but +
+  notes.push_back("not seen: atomic loads (plain moves on x86), relaxed and release stores and plain memory accesses" + but +
                   (atomics.race_sites == 0 ? "; " : "") + "the learning execution sampled " + std::to_string(atomics.sampled_accesses) + " of " +
                   std::to_string(atomics.sampled_sites) +
                   " memory-access instructions; a race it did not sample, or whose second access its watchpoints "
