@@ -218,6 +218,32 @@ TEST(RacePointsReport, TheVerdictNamesTheLayerAndWhatTheSampleMissed) {
   EXPECT_EQ(ExploreJsonReport(summary).find(R"x("flipped_changed_outcome":false)x"), std::string::npos);
 }
 
+TEST(RacePointsReport, ABlindSpotSaysWhichPlainAccessesWereSeen) {
+  VisibilityTally tally;
+  supervisor::ProgramImage program;
+  program.path = "/t/plain";
+  program.linking = supervisor::Linking::kDynamic;
+  program.multithreaded = true;
+  tally.Add({program});
+  search::AtomicPointCount learned = LearnedRaces();
+  learned.shared = {kClaim};
+  AtomicPointLearning learning(10, SyncPoints::kRaces);
+  learning.Learned(learned, search::Outcome::kOk);
+  tally.UseAtomicPoints(learning.Seen());
+  const SearchVisibility races = tally.Summarize(SyncPoints::kRaces);
+  ASSERT_EQ(races.blind_spots.size(), 1u);
+  EXPECT_NE(races.blind_spots[0].find("and so were the plain accesses a sampling execution found racing "
+                                      "(--sync-points races), but its atomic loads, and the plain accesses whose "
+                                      "races the sample missed, were not"),
+            std::string::npos)
+      << races.blind_spots[0];
+  // The same tally read at the atomics level claims no race points.
+  const SearchVisibility atomics = tally.Summarize(SyncPoints::kAtomics);
+  ASSERT_EQ(atomics.blind_spots.size(), 1u);
+  EXPECT_EQ(atomics.blind_spots[0].find("racing"), std::string::npos) << atomics.blind_spots[0];
+  EXPECT_EQ(atomics.visible_layers, (std::vector<std::string>{"syscalls", "cross-process", "atomics"}));
+}
+
 TEST(RacePointsReport, AtTheAtomicsLevelTheReportSaysRacesWereNotLookedFor) {
   VisibilityTally tally;
   AtomicPointLearning learning(10, SyncPoints::kAtomics);
