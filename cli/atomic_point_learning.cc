@@ -111,8 +111,8 @@ search::AtomicPointPlan AtomicPointLearning::Plan() const {
 
 std::string AtomicPointLearning::Sentence() const {
   std::string text = "atomic points: every atomic instruction but the " + std::to_string(learned_.alone.size()) +
-                           " that ran only while their thread was alone (" + std::to_string(learned_.shared.size()) +
-                           " of the " + std::to_string(learned_.learned_sites) + " executed ran beside another thread)";
+                     " that ran only while their thread was alone (" + std::to_string(learned_.shared.size()) +
+                     " of the " + std::to_string(learned_.learned_sites) + " executed ran beside another thread)";
   if (level_ >= SyncPoints::kRaces) text += "; " + RaceSentence(learned_);
   return text;
 }

@@ -111,11 +111,13 @@ std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
                     "be found");
     return notes;
   }
-  const std::string but = atomics.race_sites == 0 ? std::string(" (no racing one was found")
-                                                  : " but the " + Plural(atomics.race_sites, "racing instruction",
-                                                                         "racing instructions") + " found (";
-  notes.push_back("not seen: atomic loads (plain moves on x86), relaxed and release stores and plain memory accesses" + but +
-                  (atomics.race_sites == 0 ? "; " : "") + "the learning execution sampled " + std::to_string(atomics.sampled_accesses) + " of " +
+  // " but the 4 racing instructions found (", or " (no racing one is a point; " when no race made one.
+  const std::string except = atomics.race_sites == 0
+                                 ? std::string(" (no racing one is a point; ")
+                                 : " but the " + Plural(atomics.race_sites, "racing instruction", "racing instructions") +
+                                       " found (";
+  notes.push_back("not seen: atomic loads (plain moves on x86), relaxed and release stores and plain memory accesses" +
+                  except + "the learning execution sampled " + std::to_string(atomics.sampled_accesses) + " of " +
                   std::to_string(atomics.sampled_sites) +
                   " memory-access instructions; a race it did not sample, or whose second access its watchpoints "
                   "missed, is no point): a bug that needs a thread switch between two of them cannot be found");
