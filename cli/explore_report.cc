@@ -366,6 +366,13 @@ std::string ExploreTextReport(const SearchSummary& s) {
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
+  if (s.visibility.atomics && !s.visibility.atomics->races.empty()) {
+    // Said in full before the search; the report, read on its own (--log), still counts them.
+    const AtomicPointsSeen& atomics = *s.visibility.atomics;
+    out << "  data races: " << atomics.races.size() << " found by the learning execution (each on its own "
+        << "\"chess-trace: data race:\" line above, and in --report), "
+        << Plural(atomics.race_sites, "instruction", "instructions") << " of them points of every execution\n";
+  }
   out << PrunedBranchesText(r, s.divergence);
   if (!s.interrupted_trace.empty()) {
     out << "  the execution in progress (" << s.interrupted_execution << "), up to where it was stopped: "

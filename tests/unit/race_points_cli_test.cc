@@ -205,6 +205,10 @@ TEST(RacePointsReport, TheVerdictNamesTheLayerAndWhatTheSampleMissed) {
                       "accesses but the 2 racing instructions found (the learning execution sampled 130 of 2000"),
             std::string::npos)
       << text;
+  EXPECT_NE(text.find("  data races: 2 found by the learning execution (each on its own \"chess-trace: data race:\" line "
+                      "above, and in --report), 2 instructions of them points of every execution\n"),
+            std::string::npos)
+      << text;
   // The whole bounded space, no bug: flipping a race whose accesses were both points changed
   // nothing; one with an access outside the decoded code was never flipped.
   const std::string json = ExploreJsonReport(summary);
@@ -257,6 +261,7 @@ TEST(RacePointsReport, AtTheAtomicsLevelTheReportSaysRacesWereNotLookedFor) {
   EXPECT_EQ(summary.visibility.visible_layers, (std::vector<std::string>{"syscalls", "cross-process", "atomics"}));
   EXPECT_NE(ExploreJsonReport(summary).find(R"x("races":null)x"), std::string::npos);
   EXPECT_NE(ExploreTextReport(summary).find("(--sync-points races makes racing ones points)"), std::string::npos);
+  EXPECT_EQ(ExploreTextReport(summary).find("data races:"), std::string::npos);
 }
 
 // A bug whose one preemption stopped thread 2 before its read of `claimed`, and thread 1's write
