@@ -28,8 +28,8 @@ std::set<search::CodeLocation> RaceSites(const std::vector<search::ObservedRace>
 std::string RaceLine(const search::ObservedRace& race);
 
 // "race points: 4 instructions in 2 data races found in one execution that sampled 130 of the
-// 2000 memory-access instructions it planted (...)": what a learning execution with race
-// detection saw, and what it could not.
+// 2000 memory-access instructions it could sample (…); a race whose accesses were not sampled …
+// is no point": what a learning execution with race detection saw, and what it could not.
 std::string RaceSentence(const search::AtomicPointCount& learned);
 
 // Whether a bug's schedule preempted a thread just before one of `race`'s two accesses: a
