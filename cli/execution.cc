@@ -46,12 +46,14 @@ const char* SyncPointsName(SyncPoints level) {
     case SyncPoints::kAuto: return "auto";
     case SyncPoints::kProcesses: return "processes";
     case SyncPoints::kAtomics: return "atomics";
+    case SyncPoints::kRaces: return "races";
   }
   return "syscalls";
 }
 
 std::optional<SyncPoints> ParseSyncPoints(const std::string& word) {
-  for (SyncPoints level : {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses, SyncPoints::kAtomics}) {
+  for (SyncPoints level : {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses, SyncPoints::kAtomics,
+                           SyncPoints::kRaces}) {
     if (word == SyncPointsName(level)) return level;
   }
   return std::nullopt;
@@ -204,7 +206,7 @@ std::variant<PreparedExecution, int> PrepareExecution(const ExecutionSettings& s
   options.slice = std::chrono::nanoseconds(static_cast<int64_t>(settings.slice_ms * 1e6));
   options.io_points = cross_process;
   if (atomics) {
-    options.atomic_points = settings.atomic_points.value_or(LearningPlan());
+    options.atomic_points = settings.atomic_points.value_or(LearningPlan(settings.sync_points));
     prepared.code_cache = std::make_unique<code::CodeCache>();
     options.code_cache = prepared.code_cache.get();
   }

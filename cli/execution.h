@@ -25,6 +25,7 @@ enum class SyncPoints : uint8_t {
   kProcesses,  // and what other processes see: pipe and socket I/O, bind/connect/accept,
                // unlink/rename/mkdir/open(O_CREAT), wait4
   kAtomics,    // and the atomic instructions of the program's code, while another thread lives
+  kRaces,      // and the plain memory accesses a learning execution found racing (race points)
 };
 const char* SyncPointsName(SyncPoints level);
 std::optional<SyncPoints> ParseSyncPoints(const std::string& word);
@@ -51,9 +52,11 @@ struct ExecutionSettings {
   // sync operations the preload shim announces (it goes into LD_PRELOAD, not into `env`, which
   // stays the user's, as a trace records it); kProcesses adds what other processes see too.
   SyncPoints sync_points = SyncPoints::kSyscalls;
-  // kAtomics: which atomic instructions are points. Empty: an execution that learns them (stops
-  // at every one, parks at none: `run`); a search, and a replay of one of its traces, give the
-  // sites the search learned (kPoints), so that every execution stops at the same ones.
+  // kAtomics and kRaces: which atomic instructions (and, kRaces, which racing plain accesses)
+  // are points. Empty: an execution that learns them (stops at every one, parks at none: `run`;
+  // kRaces also samples memory accesses for data races); a search, and a replay of one of its
+  // traces, give the sites the search learned (kPoints), so that every execution stops at the
+  // same ones.
   std::optional<search::AtomicPointPlan> atomic_points;
 };
 

@@ -13,6 +13,7 @@
 #include "cli/explore_backend.h"
 #include "cli/explore_report.h"
 #include "cli/messages.h"
+#include "cli/race_points.h"
 #include "cli/trace_names.h"
 #include "cli/report.h"
 #include "cli/trace_recording.h"
@@ -195,6 +196,7 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   if (atomics_) {
     line += ", atomic points at " + Plural(atomics_->sites, "site", "sites") + " (of " +
             std::to_string(atomics_->learned_sites) + " executed)";
+    if (atomics_->races_looked_for) line += ", race points at " + Plural(atomics_->race_sites, "instruction", "instructions");
   }
   if (p.bugs > 0) line += ", " + std::to_string(p.bugs) + (p.bugs == 1 ? " bug" : " bugs");
   char elapsed[32];
@@ -279,8 +281,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "explore",
       "Search PROGRAM's thread schedules systematically for a concurrency bug: every schedule "
       "with no preemption, then every one with 1, then 2 (--preemption-bound), switching threads "
-      "at syscalls, at every pthread/C11 sync operation and before the atomic instructions two or "
-      "more threads execute (learned from a first execution; --sync-points). Each execution starts from the same "
+      "at syscalls, at every pthread/C11 sync operation, before the atomic instructions two or "
+      "more threads execute and before the plain memory accesses found racing (both learned from a first "
+      "execution, which reports each data race it sees; --sync-points). Each execution starts from the same "
       "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
       "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
       "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
@@ -289,7 +292,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
       "SIGINT (Ctrl-C), SIGTERM or SIGHUP (the report so far is printed).");
   AddProgramOptions(*explore, options.program,
-                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "atomics"});
+                    {"pid,uts,ipc,mnt,tmp", "where the kernel allows them", "races"});
   std::vector<std::string> strategies;
   for (const auto& [kind, name] : search::kStrategyNames) strategies.emplace_back(name);
   std::string strategy_choices;
@@ -354,7 +357,8 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->check(AtLeastOne())
       ->capture_default_str();
   explore->add_option("--max-atomic-points", options.max_atomic_points,
-                      "--sync-points atomics: an execution parks at its first N atomic operations at most; "
+                      "--sync-points atomics and races: an execution parks at its first N atomic operations and racing "
+                      "accesses at most; "
                       "the later ones run through without being points, and the report says the search "
                       "sampled them (a program with millions of atomic operations still finishes)")
       ->type_name("N")
@@ -391,7 +395,7 @@ int ExploreCommand(const ExploreOptions& options) {
   Messages messages;
   if (!messages.UseLog(options.program.log_path)) return kExitError;
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
-  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kAtomics, messages);
+  std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kRaces, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
   // Where the results go is checked before the first execution: a search that found a bug must
@@ -429,17 +433,21 @@ int ExploreCommand(const ExploreOptions& options) {
   execution.options.execution_timeout =
       std::chrono::nanoseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1e9));
   supervisor::InstallStopHandlers();
-  // The atomic instructions that run only alone are learned once, before the search; every other
-  // one is a point of every execution (traces keep the plan, so a replay parks at the same ones).
+  // The atomic instructions that run only alone are learned once, before the search, and with
+  // races the data races; every other atomic instruction, and both of every race's, is a point of
+  // every execution (traces keep the plan, so a replay parks at the same ones).
   std::optional<AtomicPointsSeen> atomics;
   if (settings.sync_points >= SyncPoints::kAtomics) {
-    AtomicPointLearning learning(options.max_atomic_points);
+    AtomicPointLearning learning(options.max_atomic_points, settings.sync_points);
     // On the progress line, not in the report, whose first line names the outcome (its
     // "scheduling points:" line and --report give the sites).
     const bool progress = !options.quiet;
     if (progress) messages.Live("learning the atomic points: one execution before the search");
     learning.Learn(execution, Liveness(options));
     if (progress) messages.Live(learning.Sentence() + learning.FailureNote());
+    // A race is a finding, not progress: said before the search, whose report starts with its
+    // outcome.
+    for (const search::ObservedRace& race : learning.Races()) messages.Say(RaceLine(race));
     execution.options.atomic_points = learning.Plan();
     settings.atomic_points = learning.Plan();
     atomics = learning.Seen();

@@ -1,10 +1,10 @@
 #include "cli/explore_report.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <sstream>
 
 #include "cli/json_writer.h"
+#include "cli/race_points.h"
 #include "cli/report.h"
 #include "search/critical_pair.h"
 #include "search/replay_strategy.h"
@@ -65,6 +65,15 @@ std::string DescribeLayers(const SearchVisibility& visibility) {
                       " that ran only while their thread was alone; " + std::to_string(visibility.atomics->sites) +
                       " ran beside another thread in the execution that learned them)");
     }
+    if (layer == "races" && visibility.atomics) {
+      words.push_back(visibility.atomics->races.empty()
+                          ? std::string("racing memory accesses (none: the learning execution found no data race in "
+                                        "its sample)")
+                          : "racing memory accesses (" +
+                                Plural(visibility.atomics->race_sites, "instruction", "instructions") + " of the " +
+                                Plural(visibility.atomics->races.size(), "data race", "data races") +
+                                " the learning execution found by sampling)");
+    }
   }
   std::string text;
   for (size_t i = 0; i < words.size(); ++i) text += (i == 0 ? "" : i + 1 == words.size() ? " and " : ", ") + words[i];
@@ -84,8 +93,8 @@ bool AtomicsSampled(const SearchVisibility& visibility) {
 }
 
 // What the atomic layer did not see: the operations it samples past its cap, the files it could
-// not patch, and the memory accesses that are no points at all (until a race layer makes some of
-// them points).
+// not patch, and the memory accesses that are no points at all (with races: those no race the
+// learning execution found made points).
 std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
   std::vector<std::string> notes;
   if (!visibility.atomics) return notes;
@@ -96,9 +105,59 @@ std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
                     " reached --max-atomic-points; the later ones ran through without being points)");
   }
   for (const std::string& file : atomics.refused) notes.push_back("atomic points refused: " + file);
-  notes.push_back("not seen: atomic loads, relaxed and release stores and plain memory accesses (no race layer yet): a "
-                  "bug that needs a thread switch between two of them cannot be found");
+  if (!atomics.races_looked_for) {
+    notes.push_back("not seen: atomic loads, relaxed and release stores and plain memory accesses (--sync-points "
+                    "races makes racing ones points): a bug that needs a thread switch between two of them cannot "
+                    "be found");
+    return notes;
+  }
+  // " but the 4 racing instructions found (", or " (no racing one is a point; " when no race made one.
+  const std::string except = atomics.race_sites == 0
+                                 ? std::string(" (no racing one is a point; ")
+                                 : " but the " + Plural(atomics.race_sites, "racing instruction", "racing instructions") +
+                                       " found (";
+  notes.push_back("not seen: atomic loads (plain moves on x86), relaxed and release stores and plain memory accesses" +
+                  except + "the learning execution sampled " + std::to_string(atomics.sampled_accesses) + " of " +
+                  std::to_string(atomics.sampled_sites) +
+                  " memory-access instructions; a race it did not sample, or whose second access its watchpoints "
+                  "missed, is no point): a bug that needs a thread switch between two of them cannot be found");
+  if (atomics.sampling_capped) {
+    notes.push_back("race sampling capped: the program had more memory-access instructions than may be sampled, and "
+                    "the rest were not");
+  }
   return notes;
+}
+
+// The variable each race's memory is, by address: what a racing access's point touched.
+std::map<uint64_t, std::string> RaceVariables(const SearchVisibility& visibility) {
+  std::map<uint64_t, std::string> variables;
+  if (!visibility.atomics) return variables;
+  for (const search::ObservedRace& race : visibility.atomics->races) {
+    if (!race.variable.empty()) variables.emplace(race.address, race.variable);
+  }
+  return variables;
+}
+
+// Whether flipping each race's order changed the outcome: true when a bug's preemption was just
+// before one of its accesses, false when the search covered its whole bounded space with both
+// accesses points and found no bug, null otherwise (it may or may not).
+std::vector<std::optional<bool>> FlippedChangedOutcome(const SearchSummary& s) {
+  std::vector<std::optional<bool>> flipped;
+  const search::ExplorationResult& r = *s.result;
+  const bool whole_space = s.bugs.empty() && s.error.empty() && !s.interrupted && r.coverage.complete &&
+                           r.end != search::SearchEnd::kPruned;
+  for (const search::ObservedRace& race : s.visibility.atomics->races) {
+    std::optional<bool> changed;
+    for (const ReportedBug& bug : s.bugs) {
+      if (PreemptedAtRace(race, bug.found.schedule, bug.found.preemption_decisions, bug.instruction_names)) {
+        changed = true;
+      }
+    }
+    const bool both_points = !race.earlier.instruction.module.empty() && !race.later.instruction.module.empty();
+    if (!changed && whole_space && both_points) changed = false;
+    flipped.push_back(changed);
+  }
+  return flipped;
 }
 
 }  // namespace
@@ -199,7 +258,7 @@ std::string FoundHow(const search::FoundBug& found) {
 std::string DescribePreemption(const search::RecordedDecision& d, const trace::ObjectNames& names) {
   const std::string current = d.current ? "thread " + std::to_string(d.current->value) : "";
   const std::string object =
-      d.current && (d.point.op == search::OpKind::kSyncOp || d.point.op == search::OpKind::kAtomic)
+      d.current && (d.point.op == search::OpKind::kSyncOp || search::AtInstruction(d.point.op))
           ? names.Find(*d.current, d.point.resource)
           : "";
   if (d.fired_early) {
@@ -212,33 +271,39 @@ std::string DescribePreemption(const search::RecordedDecision& d, const trace::O
          " ran instead";
 }
 
-// An atomic instruction of a point, as the bug's replay named it ("pop+0x1d (treiber) at
+// The instruction of a point, as the bug's replay named it ("pop+0x1d (treiber) at
 // treiber.c:42"), or its address.
 std::string NameInstruction(const search::SchedulingPoint& point, const ReportedBug& bug) {
   const auto& names = bug.instruction_names;
   if (auto name = names.find(point.instruction); name != names.end()) return name->second;
-  char address[32];
-  std::snprintf(address, sizeof(address), "0x%" PRIx64, point.instruction);
-  return address;
+  return Hex(point.instruction);
 }
 
-std::string MemoryNamed(const search::SchedulingPoint& point, search::ThreadId thread, const ReportedBug& bug) {
+// The memory a point touched: the variable its sync operations or a data race named, else the
+// address.
+std::string MemoryNamed(const search::SchedulingPoint& point, search::ThreadId thread, const ReportedBug& bug,
+                        const std::map<uint64_t, std::string>& race_variables) {
   const std::string object = bug.object_names.Find(thread, point.resource);
   if (!object.empty()) return object;
-  char address[32];
-  std::snprintf(address, sizeof(address), "0x%" PRIx64, point.resource);
-  return address;
+  if (auto variable = race_variables.find(point.resource); variable != race_variables.end()) return variable->second;
+  return Hex(point.resource);
 }
 
-// The two atomic operations whose order decided the bug (search/critical_pair.h), in words.
-std::string DescribeCriticalPair(const search::CriticalPair& pair, const ReportedBug& bug) {
+// "atomic instruction", or "racing access" for a plain access a data race made a point.
+const char* InstructionKind(const search::SchedulingPoint& point) {
+  return point.op == search::OpKind::kRacyAccess ? "racing access" : "atomic instruction";
+}
+
+// The two operations whose order decided the bug (search/critical_pair.h), in words.
+std::string DescribeCriticalPair(const search::CriticalPair& pair, const ReportedBug& bug,
+                                 const std::map<uint64_t, std::string>& race_variables) {
   const auto access = [](const search::SchedulingPoint& point) { return point.is_write ? "writing" : "reading"; };
-  return "thread " + std::to_string(pair.waited.value) + " was stopped before its atomic instruction at " +
-         NameInstruction(pair.waited_at, bug) + " " + access(pair.waited_at) + " " +
-         MemoryNamed(pair.waited_at, pair.waited, bug) + " (preemption at decision " + std::to_string(pair.preemption) +
-         "), and thread " + std::to_string(pair.went_first.value) + "'s atomic instruction at " +
-         NameInstruction(pair.went_first_at, bug) + " " + access(pair.went_first_at) +
-         " the same memory ran first";
+  return "thread " + std::to_string(pair.waited.value) + " was stopped before its " + InstructionKind(pair.waited_at) +
+         " at " + NameInstruction(pair.waited_at, bug) + " " + access(pair.waited_at) + " " +
+         MemoryNamed(pair.waited_at, pair.waited, bug, race_variables) + " (preemption at decision " +
+         std::to_string(pair.preemption) + "), and thread " + std::to_string(pair.went_first.value) + "'s " +
+         InstructionKind(pair.went_first_at) + " at " + NameInstruction(pair.went_first_at, bug) + " " +
+         access(pair.went_first_at) + " the same memory ran first";
 }
 
 std::string ExploreTextReport(const SearchSummary& s) {
@@ -247,6 +312,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
   const double rate = s.wall_seconds > 0 ? static_cast<double>(r.executions) / s.wall_seconds : 0;
   char rate_text[32];
   std::snprintf(rate_text, sizeof(rate_text), "%.1f", rate);
+  const std::map<uint64_t, std::string> race_variables = RaceVariables(s.visibility);
   const std::string searched = Plural(r.executions, "execution", "executions") + " in " + Seconds(s.wall_seconds) +
                                " (" + rate_text + "/s)";
   for (const ReportedBug& bug : s.bugs) {
@@ -271,7 +337,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
       }
     }
     if (auto pair = search::FindCriticalPair(found.schedule, found.preemption_decisions)) {
-      out << "  the order that decided it: " << DescribeCriticalPair(*pair, bug) << "\n";
+      out << "  the order that decided it: " << DescribeCriticalPair(*pair, bug, race_variables) << "\n";
     }
     out << StuckExplanation(bug.run.result);
     const std::string states = ThreadStates(bug.run.result);
@@ -300,6 +366,13 @@ std::string ExploreTextReport(const SearchSummary& s) {
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
   }
+  if (s.visibility.atomics && !s.visibility.atomics->races.empty()) {
+    // Said in full before the search; the report, read on its own (--log), still counts them.
+    const AtomicPointsSeen& atomics = *s.visibility.atomics;
+    out << "  data races: " << atomics.races.size() << " found by the learning execution (each on its own "
+        << "\"chess-trace: data race:\" line above, and in --report), "
+        << Plural(atomics.race_sites, "instruction", "instructions") << " of them points of every execution\n";
+  }
   out << PrunedBranchesText(r, s.divergence);
   if (!s.interrupted_trace.empty()) {
     out << "  the execution in progress (" << s.interrupted_execution << "), up to where it was stopped: "
@@ -321,6 +394,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("schema").Int(kReportSchema);
   json.Key("command").String("explore");
   const ReportedBug* first = s.bugs.empty() ? nullptr : &s.bugs.front();
+  const std::map<uint64_t, std::string> race_variables = RaceVariables(s.visibility);
   const std::string outcome = !s.error.empty() ? (s.unsupported ? "unsupported" : "error")
                               : first != nullptr ? std::string(search::OutcomeName(first->found.summary.outcome))
                                                  : "none";
@@ -384,6 +458,11 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.EndArray();
   json.EndObject();
   if (s.visibility.atomics) s.visibility.atomics->WriteJson(json);
+  if (s.visibility.atomics && s.visibility.atomics->races_looked_for) {
+    WriteRacesJson(json, s.visibility.atomics->races, FlippedChangedOutcome(s));
+  } else {
+    json.Key("races").Null();
+  }
   json.Key("warnings").BeginArray();
   for (const std::string& spot : s.visibility.blind_spots) json.String(spot);
   json.EndArray();
@@ -445,7 +524,8 @@ std::string ExploreJsonReport(const SearchSummary& s) {
         json.Key("instruction").Int(static_cast<int64_t>(point.instruction));
         json.Key("at").String(NameInstruction(point, bug));
         json.Key("address").Int(static_cast<int64_t>(point.resource));
-        json.Key("memory").String(MemoryNamed(point, thread, bug));
+        json.Key("memory").String(MemoryNamed(point, thread, bug, race_variables));
+        json.Key("kind").String(point.op == search::OpKind::kRacyAccess ? "racy-access" : "atomic");
         json.Key("writes").Bool(point.is_write);
         json.EndObject();
       };

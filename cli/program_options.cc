@@ -110,10 +110,16 @@ void AddProgramOptions(CLI::App& command, ProgramOptions& options, const Program
                      "when the shim announces their locks); breakpoints there then cost a trap and a ptrace round "
                      "trip each, so a search runs slower, and explore's --max-atomic-points caps them per execution. "
                      "Atomic loads and relaxed or release stores (plain moves on x86) and plain memory accesses "
-                     "are not points "
+                     "are not points. `races`: also before the plain memory accesses that race: the first "
+                     "execution also samples memory-access instructions (a one-shot breakpoint each, a hardware "
+                     "watchpoint in the other threads) and reports each data race it sees (a report, not a bug); "
+                     "both racing instructions are then points of every execution. That first execution runs "
+                     "slower, and a race whose accesses it did not sample is no point; on x86 a correct "
+                     "release/acquire pair is plain moves too, is reported as a race and becomes points: the search "
+                     "grows, its results stay right "
                      "(default: " + defaults.sync_points_text + ")")
-      ->check(OneOf({"syscalls", "auto", "processes", "atomics"}))
-      ->type_name("syscalls|auto|processes|atomics");
+      ->check(OneOf({"syscalls", "auto", "processes", "atomics", "races"}))
+      ->type_name("syscalls|auto|processes|atomics|races");
   command.add_option("command", options.command,
                      "PROGRAM [ARGS...]; put -- before it when its arguments start with a dash")
       ->type_name("PROGRAM [ARGS...]");

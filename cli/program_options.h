@@ -25,7 +25,7 @@ struct ProgramOptions {
   std::string epoch = "2024-01-01";  // "now", seconds since 1970, or this fixed date
   bool real_time = false;
   std::optional<std::string> isolate;      // given: required; default: the command's, where allowed
-  std::optional<std::string> sync_points;  // "syscalls", "auto", "processes" or "atomics"; default: the command's
+  std::optional<std::string> sync_points;  // "syscalls", "auto", "processes", "atomics" or "races"; default: the command's
   std::vector<std::string> command;
 };
 

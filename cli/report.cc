@@ -7,17 +7,12 @@
 
 #include "cli/atomic_point_learning.h"
 #include "cli/json_writer.h"
+#include "cli/race_points.h"
 
 namespace chess::cli {
 namespace {
 
 using search::Outcome;
-
-std::string Hex(uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 std::string Headline(const supervisor::ExecutionResult& r) {
   switch (r.outcome) {
@@ -50,6 +45,12 @@ std::string Seconds(double seconds) {
   } else {
     std::snprintf(text, sizeof(text), seconds < 0.0095 ? "%.3f s" : seconds < 10 ? "%.2f s" : "%.1f s", seconds);
   }
+  return text;
+}
+
+std::string Hex(uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
   return text;
 }
 
@@ -233,7 +234,15 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
   json.Key("scheduling_points").Int(static_cast<int64_t>(r.scheduling_points));
   json.Key("threads_created").Int(static_cast<int64_t>(r.threads_created));
   json.Key("wall_seconds").Double(r.wall_seconds);
-  if (auto seen = AtomicPointsSeen::Of(atomic_points, r.atomics)) seen->WriteJson(json);
+  if (auto seen = AtomicPointsSeen::Of(atomic_points, r.atomics)) {
+    seen->WriteJson(json);
+    // One execution found them: whether flipping one changes the outcome is not known.
+    if (seen->races_looked_for) {
+      WriteRacesJson(json, seen->races, {});
+    } else {
+      json.Key("races").Null();
+    }
+  }
   json.EndObject();
   return json.str() + "\n";
 }

@@ -38,6 +38,8 @@ inline constexpr int kReportSchema = 2;
 std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command,
                        const std::optional<search::AtomicPointPlan>& atomic_points = std::nullopt);
 
+// "0x404040": an address as every report writes one.
+std::string Hex(uint64_t value);
 // "SIGSEGV" for 11.
 std::string SignalName(int signal);
 // "1 thread", "3 threads".

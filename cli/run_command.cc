@@ -11,6 +11,7 @@
 #include "cli/determinism_command.h"
 #include "cli/execution.h"
 #include "cli/program_options.h"
+#include "cli/race_points.h"
 #include "cli/trace_recording.h"
 #include "cli/exit_codes.h"
 #include "cli/messages.h"
@@ -100,9 +101,10 @@ int RunCommand(const RunOptions& options) {
   if (settings.sync_points >= SyncPoints::kAtomics && result.stopped_by_signal == 0) {
     // A run learns the atomic points and parks at none: what it saw is what explore would search.
     // Said after the report, whose first line names the outcome.
-    AtomicPointLearning learned(0);
+    AtomicPointLearning learned(0, settings.sync_points);
     learned.Learned(result.atomics, result.outcome);
     messages.Say(learned.Sentence());
+    for (const search::ObservedRace& race : learned.Races()) messages.Say(RaceLine(race));
   }
   if (recording) {
     if (auto finished = recording->Finish(result, settings); !finished) {

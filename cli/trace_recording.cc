@@ -70,6 +70,7 @@ trace::Options TraceOptions(const ExecutionSettings& settings, uint64_t isolated
   options.sync_points = settings.sync_points != SyncPoints::kSyscalls;
   options.io_points = settings.sync_points >= SyncPoints::kProcesses;
   options.atomic_points = settings.sync_points >= SyncPoints::kAtomics;
+  options.race_points = settings.sync_points >= SyncPoints::kRaces;
   return options;
 }
 
@@ -85,9 +86,10 @@ ExecutionSettings RecordedSettings(const trace::Trace& trace) {
   settings.isolation_required = trace.options.isolation != 0;
   if (trace.standard_input) settings.input = FromTrace(*trace.standard_input);
   if (trace.options.atomic_points) {
-    // With the sites the recording had: a replay stops at the same atomic instructions (and a
-    // trace of a learning execution, without sites, learns again: it parked at none).
-    settings.sync_points = SyncPoints::kAtomics;
+    // With the sites the recording had: a replay stops at the same atomic instructions and racing
+    // accesses (and a trace of a learning execution, without sites, learns again: it parked at
+    // none).
+    settings.sync_points = trace.options.race_points ? SyncPoints::kRaces : SyncPoints::kAtomics;
     settings.atomic_points = trace.atomic_points;
   } else if (trace.options.io_points) {
     settings.sync_points = SyncPoints::kProcesses;
@@ -111,6 +113,7 @@ supervisor::ExecutionResult TraceRecording::Run(const PreparedExecution& executi
   // The sites a search learned, so that a replay parks at the same ones.
   if (options.atomic_points && options.atomic_points->mode == search::AtomicPointPlan::Mode::kPoints) {
     writer_.WriteAtomicSites(*options.atomic_points);
+    if (!options.atomic_points->race_sites.empty()) writer_.WriteRaceSites(options.atomic_points->race_sites);
   }
   return Execute(execution, options, recorder_, &isolated_);
 }

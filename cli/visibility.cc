@@ -30,12 +30,19 @@ std::string BlindSpot(const supervisor::ProgramImage& program, SyncPoints level,
                   "points (--sync-points syscalls)" + consequence + ". Leave out --sync-points syscalls";
   }
   if (level >= SyncPoints::kAtomics && AtomicsCovered(program, atomics)) {
-    // The atomic layer saw part of what the shim could not: not all of it.
+    // The atomic layer saw part of what the shim could not, and the race layer part of the
+    // rest: not all of it.
+    const std::string seen =
+        level >= SyncPoints::kRaces
+            ? "; its atomic instructions were points while another thread lived, and so were the plain accesses "
+              "a sampling execution found racing (--sync-points races), but its atomic loads, and the plain "
+              "accesses whose races the sample missed, were not"
+            : "; its atomic instructions were points while another thread lived (--sync-points atomics), "
+              "but its atomic loads, plain stores and other memory accesses were not";
     return name + " ran several threads and announced no pthread or C11 sync call" +
-           (program.linking == supervisor::Linking::kStatic ? " (it is statically linked)" : "") +
-           "; its atomic instructions were points while another thread lived (--sync-points atomics), "
-           "but its atomic loads, plain stores and other memory accesses were not. A bug that needs a thread "
-           "switch between two of those cannot be found, and this search is no proof that there is none";
+           (program.linking == supervisor::Linking::kStatic ? " (it is statically linked)" : "") + seen +
+           ". A bug that needs a thread switch between two of those cannot be found, and this search is no proof "
+           "that there is none";
   }
   switch (program.linking) {
     case supervisor::Linking::kStatic:
@@ -125,6 +132,7 @@ SearchVisibility VisibilityTally::Summarize(SyncPoints level, const std::vector<
   if (level >= SyncPoints::kAtomics && atomics_) {
     visibility.visible_layers.push_back("atomics");
     visibility.atomics = atomics_;
+    if (level >= SyncPoints::kRaces && atomics_->races_looked_for) visibility.visible_layers.push_back("races");
   }
   return visibility;
 }

@@ -18,9 +18,9 @@ namespace chess::cli {
 struct SearchVisibility {
   // The layers that gave the search points: "syscalls" always; "sync-ops" where the preload
   // shim announced pthread/C11 operations; "cross-process" with --sync-points processes;
-  // "atomics" with --sync-points atomics.
+  // "atomics" with --sync-points atomics; "races" with --sync-points races.
   std::vector<std::string> visible_layers;
-  // --sync-points atomics: the sites, and what the executions saw of them.
+  // --sync-points atomics and races: the sites, the races, and what the executions saw of them.
   std::optional<AtomicPointsSeen> atomics;
   // Every program the tree ran, as the executions saw it (multithreaded in any of them, its
   // sync operations summed).

@@ -7,14 +7,14 @@ namespace {
 
 std::optional<CriticalPair> PairAfter(const std::vector<RecordedDecision>& schedule, size_t preemption) {
   const RecordedDecision& at = schedule[preemption];
-  if (!at.current || at.point.op != OpKind::kAtomic || at.point.resource == 0) return std::nullopt;
+  if (!at.current || !AtInstruction(at.point.op) || at.point.resource == 0) return std::nullopt;
   const ThreadId waited = *at.current;
-  // Threads stopped before an atomic instruction on the same memory, not yet let go: the first
+  // Threads stopped before an atomic instruction or a racing access on the same memory, not yet let go: the first
   // one picked again (before `waited`) ran its instruction first.
   std::map<ThreadId, SchedulingPoint> about_to;
   for (size_t j = preemption; j < schedule.size(); ++j) {
     const RecordedDecision& d = schedule[j];
-    if (j > preemption && d.current && *d.current != waited && d.point.op == OpKind::kAtomic &&
+    if (j > preemption && d.current && *d.current != waited && AtInstruction(d.point.op) &&
         d.point.resource == at.point.resource) {
       about_to[*d.current] = d.point;
     }

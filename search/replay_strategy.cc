@@ -35,8 +35,9 @@ std::string DescribePoint(const SchedulingPoint& point, std::string_view object)
   if (point.op == OpKind::kThreadStart) return "at its start";
   if (point.op == OpKind::kInterrupted) return "interrupted by the backstop";
   if (point.op == OpKind::kFairnessYield) return "giving way in " + NameSyscall(point.syscall);
-  if (point.op == OpKind::kAtomic) {
-    return std::string("at the atomic instruction ") + Hex(point.instruction) + (point.is_write ? " writing " : " reading ") +
+  if (AtInstruction(point.op)) {
+    const char* kind = point.op == OpKind::kRacyAccess ? "at the racing access " : "at the atomic instruction ";
+    return kind + Hex(point.instruction) + (point.is_write ? " writing " : " reading ") +
            (object.empty() ? Hex(point.resource) : std::string(object));
   }
   return "in " + NameSyscall(point.syscall);

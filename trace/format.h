@@ -21,11 +21,14 @@ inline constexpr char kMagic[8] = {'C', 'H', 'E', 'S', 'S', 'T', 'R', 'C'};
 inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'};
 // 2: the header and the trailer are zstd skippable frames (a trace is a zstd file), and the
 // object-name and standard-descriptors records exist. 3: atomic points — the atomic-sites
-// record, and decisions that name the instruction a thread stopped before. 1 and 2 are still
-// read; a reader of 2 refuses a 3 by its version rather than calling its new records damage.
-inline constexpr uint16_t kFormatVersion = 3;
+// record, and decisions that name the instruction a thread stopped before. 4: race points — the
+// options' race_points byte, the race-sites record, and decisions at racy accesses. 1 to 3 are
+// still read; a reader of 3 refuses a 4 by its version rather than calling its new records damage.
+inline constexpr uint16_t kFormatVersion = 4;
 // The first format with atomic points.
 inline constexpr uint16_t kFirstAtomicFormat = 3;
+// The first format with race points.
+inline constexpr uint16_t kFirstRaceFormat = 4;
 // The longest string a record may hold (an argument, a variable, a message, a report); the
 // reader refuses longer ones, and the writer cuts what it writes to fit.
 inline constexpr size_t kMaxRecordString = size_t{1} << 20;
@@ -46,8 +49,9 @@ enum class RecordType : uint8_t {
   kObjectName = 10,    // the variable at the address a sync operation worked on
   kStandardDescriptors = 11,  // what the program's descriptors 0, 1 and 2 were: kinds, sharing, sizes
   kAtomicSites = 12,   // the atomic instructions a search made points, and its cap per execution
+  kRaceSites = 13,     // the plain memory-access instructions a search found racing and made points
 };
-inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kAtomicSites);
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kRaceSites);
 // The longest name an object-name record may hold (a demangled C++ name and its module).
 inline constexpr size_t kMaxObjectName = 4096;
 // The longest module path an atomic site may name, and the most sites a record may hold.
@@ -73,6 +77,10 @@ struct Options {
   // Atomic instructions were points (--sync-points atomics): the sites are the atomic-sites
   // record's, or, without one, every one the execution met (it learned them and parked at none).
   bool atomic_points = false;
+  // Data races were looked for and the racing instructions were points (--sync-points races):
+  // the racing instructions are the race-sites record's (none without one), or, in a trace of
+  // the execution that looked for them (no atomic-sites record), none: it parked at none.
+  bool race_points = false;
 };
 
 // The program's standard input: read whole before the run (supervisor/world/standard_input.h), and
@@ -160,8 +168,8 @@ struct Trace {
   std::vector<search::RecordedDecision> decisions;
   std::vector<OutsideWait> outside_waits;
   std::vector<ObjectName> object_names;  // empty in traces written before they were recorded
-  // The sites a search parked at (a kPoints plan); empty: none recorded (no atomic points, or an
-  // execution that learned them).
+  // The sites a search parked at (a kPoints plan; its race_sites from the race-sites record);
+  // empty: none recorded (no atomic points, or an execution that learned them).
   std::optional<search::AtomicPointPlan> atomic_points;
   std::optional<Outcome> outcome;  // empty: the run was cut short before it ended
 };

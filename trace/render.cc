@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -100,6 +101,16 @@ std::string Hex(uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(value));
   return text;
+}
+
+// [{"module": "/t/counter", "address": 4662}, …]
+std::string SitesJson(const std::set<search::CodeLocation>& sites) {
+  std::string text = "[";
+  for (const search::CodeLocation& site : sites) {
+    text += (text.size() > 1 ? ", " : "") + std::string("{\"module\": ") + Quoted(site.module) +
+            ", \"address\": " + std::to_string(site.address) + "}";
+  }
+  return text + "]";
 }
 
 // The variable at the address a stopped thread's operation works on, if known.
@@ -210,6 +221,12 @@ std::string RenderText(const Trace& trace) {
                                       " points per execution"
                                 : std::string("every atomic instruction met, none parked at (an execution that learned them)"));
   }
+  if (trace.options.race_points) {
+    out << "\n  race points: "
+        << (trace.atomic_points ? "the " + std::to_string(trace.atomic_points->race_sites.size()) +
+                                      " instructions of the data races the search found"
+                                : std::string("none parked at (an execution that looked for data races)"));
+  }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
   std::map<uint32_t, size_t> column;
@@ -245,17 +262,19 @@ std::string RenderText(const Trace& trace) {
     for (const std::string& cell : cells) out << Pad(cell, kColumnWidth);
     out << "\n";
   }
-  // Each atomic instruction the timeline names, once, with what it touched.
-  std::vector<std::string> atomics;
-  for (size_t k = 0; k < trace.decisions.size(); ++k) {
-    const search::RecordedDecision& d = trace.decisions[k];
-    if (!d.current || d.point.op != search::OpKind::kAtomic) continue;
-    const std::string line = "  thread " + std::to_string(d.current->value) + " " + search::DescribePoint(d.point, ObjectOf(d, names));
-    if (std::find(atomics.begin(), atomics.end(), line) == atomics.end()) atomics.push_back(line);
-  }
-  if (!atomics.empty()) {
-    out << "\natomic points above:\n";
-    for (const std::string& line : atomics) out << line << "\n";
+  // Each atomic instruction and racing access the timeline names, once, with what it touched.
+  for (const auto& [op, title] : {std::pair{search::OpKind::kAtomic, "atomic points above:"},
+                                  std::pair{search::OpKind::kRacyAccess, "racing accesses above:"}}) {
+    std::vector<std::string> lines;
+    for (const search::RecordedDecision& d : trace.decisions) {
+      if (!d.current || d.point.op != op) continue;
+      const std::string line =
+          "  thread " + std::to_string(d.current->value) + " " + search::DescribePoint(d.point, ObjectOf(d, names));
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+    if (lines.empty()) continue;
+    out << "\n" << title << "\n";
+    for (const std::string& line : lines) out << line << "\n";
   }
   if (!names.Empty()) {
     out << "\nobjects of the sync operations above:\n";
@@ -289,15 +308,12 @@ std::string RenderJson(const Trace& trace) {
       << ", \"io_points\": " << (trace.options.io_points ? "true" : "false")
       << ", \"sync_points\": " << (trace.options.sync_points ? "true" : "false")
       << ", \"atomic_points\": " << (trace.options.atomic_points ? "true" : "false")
+      << ", \"race_points\": " << (trace.options.race_points ? "true" : "false")
       << ", \"visible_cpus\": " << trace.options.visible_cpus << "},\n \"atomic_sites\": ";
   if (trace.atomic_points) {
-    out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"alone_sites\": [";
-    bool first_site = true;
-    for (const search::CodeLocation& site : trace.atomic_points->alone_sites) {
-      out << (first_site ? "" : ", ") << "{\"module\": " << Quoted(site.module) << ", \"address\": " << site.address << "}";
-      first_site = false;
-    }
-    out << "]}";
+    out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"alone_sites\": "
+        << SitesJson(trace.atomic_points->alone_sites) << ", \"race_sites\": " << SitesJson(trace.atomic_points->race_sites)
+        << "}";
   } else {
     out << "null";
   }
@@ -341,9 +357,10 @@ std::string RenderJson(const Trace& trace) {
       out << ", \"stop\": \"" << StopName(d.stop) << "\", \"op\": " << static_cast<int>(d.point.op)
           << ", \"syscall\": " << Quoted(Stopped(d, names)) << ", \"resource\": " << d.point.resource
           << ", \"index\": " << d.point.index;
-      if (d.point.op == search::OpKind::kAtomic) {
+      if (search::AtInstruction(d.point.op)) {
         out << ", \"instruction\": " << d.point.instruction << ", \"is_write\": " << (d.point.is_write ? "true" : "false")
-            << ", \"atomic\": " << Quoted(search::DescribePoint(d.point, ObjectOf(d, names)));
+            << ", " << (d.point.op == search::OpKind::kRacyAccess ? "\"racy_access\"" : "\"atomic\"") << ": "
+            << Quoted(search::DescribePoint(d.point, ObjectOf(d, names)));
       }
     }
     out << ", \"picked\": " << d.picked.value << "}";
@@ -404,8 +421,9 @@ std::string RenderChrome(const Trace& trace) {
     event("{\"ph\": \"X\", \"name\": " + Quoted(name) + ", \"pid\": " + std::to_string(pid_of(d.picked.value)) +
           ", \"tid\": " + std::to_string(d.picked.value) + ", \"ts\": " + std::to_string(k) + ", \"dur\": 1, \"args\": " +
           args + "}");
-    if (d.current && d.point.op == search::OpKind::kAtomic) {
-      event("{\"ph\": \"i\", \"name\": \"atomic\", \"s\": \"t\", \"pid\": " + std::to_string(pid_of(d.current->value)) +
+    if (d.current && search::AtInstruction(d.point.op)) {
+      const std::string kind = d.point.op == search::OpKind::kRacyAccess ? "racy access" : "atomic";
+      event("{\"ph\": \"i\", \"name\": \"" + kind + "\", \"s\": \"t\", \"pid\": " + std::to_string(pid_of(d.current->value)) +
             ", \"tid\": " + std::to_string(d.current->value) + ", \"ts\": " + std::to_string(k) +
             ", \"args\": {\"instruction\": \"" + Hex(d.point.instruction) + "\", \"address\": \"" + Hex(d.point.resource) +
             "\", \"is_write\": " + (d.point.is_write ? "true" : "false") +

@@ -68,6 +68,7 @@ class Decoder {
       }
       case RecordType::kStandardDescriptors: return StandardDescriptors(in);
       case RecordType::kAtomicSites: return AtomicSites(in);
+      case RecordType::kRaceSites: return RaceSites(in);
     }
     return Damaged("an unknown record");
   }
@@ -120,6 +121,11 @@ class Decoder {
       }
       options.atomic_points = atomic_points != 0;
     }
+    if (!in.AtEnd()) {  // absent before format 4: no race points then
+      const uint8_t race_points = in.U8();
+      if (race_points > 1 || trace_.format_version < kFirstRaceFormat) return Damaged("an option record with a bad flag");
+      options.race_points = race_points != 0;
+    }
     return {};
   }
 
@@ -131,22 +137,41 @@ class Decoder {
     search::AtomicPointPlan plan;
     plan.mode = search::AtomicPointPlan::Mode::kPoints;
     plan.max_points = in.Varint();
+    if (in.ok() && plan.max_points == 0) return Damaged("atomic sites with a cap of 0 points");
+    if (auto sites = Sites(in, "an atomic sites record", "an atomic site", plan.alone_sites); !sites) return sites;
+    trace_.atomic_points = std::move(plan);
+    return {};
+  }
+
+  Result<void> RaceSites(ByteReader& in) {
+    if (trace_.format_version < kFirstRaceFormat) {
+      return Damaged("a race sites record in a format " + std::to_string(trace_.format_version) + " trace");
+    }
+    // Written after the atomic sites, whose plan they complete.
+    if (!trace_.atomic_points) return Damaged("race sites before the atomic sites");
+    if (has_race_sites_) return Damaged("two race sites records");
+    has_race_sites_ = true;
+    return Sites(in, "a race sites record", "a race site", trace_.atomic_points->race_sites);
+  }
+
+  // A list of sites of `record` ("an atomic sites record"), each `site` ("an atomic site"): a
+  // count, then each one's module and address.
+  Result<void> Sites(ByteReader& in, const std::string& record, const std::string& site_word,
+                     std::set<search::CodeLocation>& sites) {
     const uint64_t count = in.Varint();
     if (!in.ok()) return {};  // the caller names the malformed record
-    if (plan.max_points == 0) return Damaged("atomic sites with a cap of 0 points");
     // Each site takes two bytes at least: a count beyond that is damage, refused before reading.
     if (count > kMaxAtomicSites || count > in.Remaining() / 2) {
-      return Damaged("an atomic sites record claiming " + std::to_string(count) + " sites");
+      return Damaged(record + " claiming " + std::to_string(count) + " sites");
     }
     for (uint64_t i = 0; i < count && in.ok(); ++i) {
       search::CodeLocation site;
       site.module = in.String(kMaxSiteModule);
       site.address = in.Varint();
       if (!in.ok()) break;
-      if (site.module.empty()) return Damaged("an atomic site without a module");
-      if (!plan.alone_sites.insert(std::move(site)).second) return Damaged("an atomic site listed twice");
+      if (site.module.empty()) return Damaged(site_word + " without a module");
+      if (!sites.insert(std::move(site)).second) return Damaged(site_word + " listed twice");
     }
-    trace_.atomic_points = std::move(plan);
     return {};
   }
 
@@ -239,7 +264,9 @@ class Decoder {
     if ((flags & 0x80) != 0 || (instruction && (trace_.format_version < kFirstAtomicFormat || (flags & 1) == 0))) {
       return Damaged("a decision with unknown flags");
     }
-    if (op > static_cast<uint8_t>(search::kLastOpKind)) return Damaged("a decision with an unknown operation " + std::to_string(op));
+    const bool known = op <= static_cast<uint8_t>(search::kLastOpKind) &&
+                       (op != static_cast<uint8_t>(search::OpKind::kRacyAccess) || trace_.format_version >= kFirstRaceFormat);
+    if (!known) return Damaged("a decision with an unknown operation " + std::to_string(op));
     search::RecordedDecision decision;
     decision.point.op = static_cast<search::OpKind>(op);
     decision.point.is_write = (flags & 2) != 0;
@@ -308,6 +335,7 @@ class Decoder {
   Trace& trace_;
   bool has_command_ = false;
   bool has_options_ = false;
+  bool has_race_sites_ = false;
   std::optional<search::RecordedDecision> last_;
   int64_t index_delta_ = 0;
   std::map<uint32_t, uint64_t> next_index_;
@@ -361,6 +389,10 @@ Result<Trace> ParseTrace(std::string_view bytes, const std::string& reader_versi
   if (!ended) return Damaged("its records stop before the end record");
   if (!decoder.HasCommand() || !decoder.HasOptions()) return Damaged("it has no command or no options");
   if (trace.atomic_points && !trace.options.atomic_points) return Damaged("atomic sites in a trace without atomic points");
+  if (trace.options.race_points && !trace.options.atomic_points) return Damaged("race points without atomic points");
+  if (trace.atomic_points && !trace.atomic_points->race_sites.empty() && !trace.options.race_points) {
+    return Damaged("race sites in a trace without race points");
+  }
   return trace;
 }
 

@@ -103,6 +103,7 @@ void TraceWriter::WriteOptions(const Options& options) {
   scratch_.Varint(options.visible_cpus);
   scratch_.U8(options.sync_points ? 1 : 0);
   scratch_.U8(options.atomic_points ? 1 : 0);
+  scratch_.U8(options.race_points ? 1 : 0);
   Emit(RecordType::kOptions, scratch_.bytes());
 }
 
@@ -153,12 +154,23 @@ void TraceWriter::WriteAtomicSites(const search::AtomicPointPlan& plan) {
   FlushRepeats();
   scratch_.Clear();
   scratch_.Varint(plan.max_points);
-  scratch_.Varint(plan.alone_sites.size());
-  for (const search::CodeLocation& site : plan.alone_sites) {
+  WriteSites(plan.alone_sites);
+  Emit(RecordType::kAtomicSites, scratch_.bytes());
+}
+
+void TraceWriter::WriteRaceSites(const std::set<search::CodeLocation>& sites) {
+  FlushRepeats();
+  scratch_.Clear();
+  WriteSites(sites);
+  Emit(RecordType::kRaceSites, scratch_.bytes());
+}
+
+void TraceWriter::WriteSites(const std::set<search::CodeLocation>& sites) {
+  scratch_.Varint(sites.size());
+  for (const search::CodeLocation& site : sites) {
     scratch_.String(site.module.substr(0, kMaxSiteModule));
     scratch_.Varint(site.address);
   }
-  Emit(RecordType::kAtomicSites, scratch_.bytes());
 }
 
 void TraceWriter::WriteDecision(const search::RecordedDecision& decision) {

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "trace/codec.h"
@@ -31,6 +32,8 @@ class TraceWriter {
   void WriteObjectName(const ObjectName& name);
   // The sites of a kPoints plan and its cap.
   void WriteAtomicSites(const search::AtomicPointPlan& plan);
+  // The racing instructions of a kPoints plan (its race_sites); after the atomic sites.
+  void WriteRaceSites(const std::set<search::CodeLocation>& sites);
   void WriteDecision(const search::RecordedDecision& decision);
   void WriteOutsideWait(const OutsideWait& wait);
   void WriteOutcome(const Outcome& outcome);
@@ -46,6 +49,8 @@ class TraceWriter {
   Result<void> OpenFile(const std::string& path, bool replace, const std::string& tool_version);
   void Emit(RecordType type, const std::string& payload);
   void FlushRepeats();
+  // A list of sites into the record being built: their count, then each one's module and address.
+  void WriteSites(const std::set<search::CodeLocation>& sites);
 
   std::string path_;
   std::string temporary_;

@@ -287,8 +287,9 @@ def fnv1a64(data):
 def without_descriptors(trace, older):
     """Writes `trace` again without its standard descriptors record (type 11), as a chess-trace
     from before that record wrote it: in format 1, a bare header and trailer around the zstd
-    frame (docs/trace-format.md), and without the options' last byte, atomic_points (format 3;
-    the trace must have no atomic points). Since format 2 the trace itself is a zstd file."""
+    frame (docs/trace-format.md), and without the options' last two bytes, atomic_points (format
+    3) and race_points (format 4; the trace must have neither). Since format 2 the trace itself
+    is a zstd file."""
     with open(trace, "rb") as f:
         data = f.read()
     tool = data[20:20 + struct.unpack_from("<H", data, 18)[0]]  # after the skippable frame's 8 bytes
@@ -304,8 +305,8 @@ def without_descriptors(trace, older):
     if len(kept) != len(records) - 1 or kept[-1][0] != 8:
         fail(f"the trace does not hold one standard descriptors record before its end: {[r[0] for r in records]}")
     kept[-1] = (8, put_varint(len(kept) - 1))
-    kept = [(kind, payload[:-1] if kind == 2 else payload) for kind, payload in kept]
-    if any(kind == 12 for kind, _ in kept):
+    kept = [(kind, payload[:-2] if kind == 2 else payload) for kind, payload in kept]
+    if any(kind in (12, 13) for kind, _ in kept):
         fail("the trace has atomic sites, which format 1 cannot hold: explore it with --sync-points processes")
     stream = b"".join(bytes([kind]) + put_varint(len(payload)) + payload for kind, payload in kept)
     frame = subprocess.run(["zstd", "-cq", "--check"], input=stream, capture_output=True, check=True).stdout

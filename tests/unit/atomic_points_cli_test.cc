@@ -31,14 +31,17 @@ search::AtomicPointCount Learned() {
   return count;
 }
 
-TEST(SyncPointsLevel, EveryNameParsesBackAndAtomicsIsTheHighest) {
-  for (SyncPoints level : {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses, SyncPoints::kAtomics}) {
+TEST(SyncPointsLevel, EveryNameParsesBackAndRacesIsTheHighest) {
+  for (SyncPoints level :
+       {SyncPoints::kSyscalls, SyncPoints::kAuto, SyncPoints::kProcesses, SyncPoints::kAtomics, SyncPoints::kRaces}) {
     EXPECT_EQ(ParseSyncPoints(SyncPointsName(level)), level) << SyncPointsName(level);
   }
   EXPECT_STREQ(SyncPointsName(SyncPoints::kAtomics), "atomics");
   EXPECT_FALSE(ParseSyncPoints("atomic").has_value());
   // Each level adds points to the one before: what holds for processes holds for atomics.
   EXPECT_GT(SyncPoints::kAtomics, SyncPoints::kProcesses);
+  EXPECT_GT(SyncPoints::kRaces, SyncPoints::kAtomics);
+  EXPECT_STREQ(SyncPointsName(SyncPoints::kRaces), "races");
 }
 
 TEST(SyncPointsLevel, TheOptionTakesAtomicsAndTheCommandsDefault) {
@@ -60,10 +63,13 @@ TEST(SyncPointsLevel, TheOptionTakesAtomicsAndTheCommandsDefault) {
   EXPECT_NO_THROW(app.parse("--sync-points atomics -- prog", false));
   EXPECT_EQ(parsed.sync_points, "atomics");
   EXPECT_NE(app.get_option("--sync-points")->get_description().find("`atomics`"), std::string::npos);
+  EXPECT_NE(app.get_option("--sync-points")->get_description().find("`races`"), std::string::npos);
+  EXPECT_NO_THROW(app.parse("--sync-points races -- prog", false));
+  EXPECT_EQ(parsed.sync_points, "races");
 }
 
 TEST(AtomicPointLearning, EverySiteButThoseThatRanOnlyAloneIsPlanted) {
-  AtomicPointLearning learning(500);
+  AtomicPointLearning learning(500, SyncPoints::kAtomics);
   learning.Learned(Learned(), search::Outcome::kOk);
   const search::AtomicPointPlan plan = learning.Plan();
   EXPECT_EQ(plan.mode, Mode::kPoints);
@@ -81,7 +87,7 @@ TEST(AtomicPointLearning, EverySiteButThoseThatRanOnlyAloneIsPlanted) {
 }
 
 TEST(AtomicPointLearning, AFailedLearningExecutionIsSaidAndTheSearchGoesOn) {
-  AtomicPointLearning learning(10);
+  AtomicPointLearning learning(10, SyncPoints::kAtomics);
   search::AtomicPointCount none;
   learning.Learned(none, search::Outcome::kSignal);
   EXPECT_EQ(learning.Plan().alone_sites.size(), 0u);  // nothing learned: every site is planted
@@ -169,7 +175,7 @@ supervisor::ProgramImage Threaded(std::string path, supervisor::Linking linking)
 TEST(AtomicPointsVisibility, TheLayerIsNamedAndTheBlindSpotSaysWhatItStillMisses) {
   VisibilityTally tally;
   tally.Add({Threaded("/t/rust_prog", supervisor::Linking::kDynamic)});
-  AtomicPointLearning learning(10);
+  AtomicPointLearning learning(10, SyncPoints::kAtomics);
   learning.Learned(Learned(), search::Outcome::kOk);
   tally.UseAtomicPoints(learning.Seen());
   search::AtomicPointCount count;
@@ -192,7 +198,7 @@ TEST(AtomicPointsVisibility, ABlindSpotClaimsNoAtomicPointsTheLayerDidNotHave) {
   const auto blind_spot = [](const search::AtomicPointCount& learned) {
     VisibilityTally tally;
     tally.Add({Threaded("/t/rust_prog", supervisor::Linking::kDynamic)});
-    AtomicPointLearning learning(10);
+    AtomicPointLearning learning(10, SyncPoints::kAtomics);
     learning.Learned(learned, search::Outcome::kOk);
     tally.UseAtomicPoints(learning.Seen());
     const SearchVisibility seen = tally.Summarize(SyncPoints::kAtomics);
@@ -216,7 +222,7 @@ TEST(AtomicPointsReport, TheVerdictNamesTheSitesTheCapAndWhatStaysUnseen) {
   result.coverage.complete = true;
   result.coverage.bound_completed = 2;
   VisibilityTally tally;
-  AtomicPointLearning learning(10);
+  AtomicPointLearning learning(10, SyncPoints::kAtomics);
   learning.Learned(Learned(), search::Outcome::kOk);
   tally.UseAtomicPoints(learning.Seen());
   search::AtomicPointCount uncapped;

@@ -75,5 +75,47 @@ TEST(CriticalPair, TheLatestPreemptionWithAPairAndAThirdThreadPickedLater) {
   EXPECT_EQ(pair->went_first_at.instruction, 0x3030u);
 }
 
+SchedulingPoint RacyAccess(ThreadId thread, uint64_t address, uint64_t instruction, bool is_write) {
+  SchedulingPoint point{thread, OpKind::kRacyAccess, address, is_write};
+  point.instruction = instruction;
+  return point;
+}
+
+TEST(CriticalPair, APreemptedRacingAccessAndTheOtherThreadsAccessThatRanFirst) {
+  constexpr uint64_t kClaimed = 0x404c3c;
+  const std::vector<RecordedDecision> schedule = {
+      Decision(std::nullopt, {}, kOne),
+      Decision(kOne, RacyAccess(kOne, kClaimed, 0x1165, false), kTwo),  // 1: stopped before its read
+      Decision(kTwo, RacyAccess(kTwo, kClaimed, 0x1180, true), kTwo),   // the other's write, goes on
+      Decision(kTwo, {kTwo, OpKind::kThreadExit}, kOne),
+  };
+  const auto pair = FindCriticalPair(schedule, {1});
+  ASSERT_TRUE(pair.has_value());
+  EXPECT_EQ(pair->waited, kOne);
+  EXPECT_EQ(pair->waited_at.op, OpKind::kRacyAccess);
+  EXPECT_EQ(pair->waited_at.instruction, 0x1165u);
+  EXPECT_EQ(pair->went_first, kTwo);
+  EXPECT_EQ(pair->went_first_at.instruction, 0x1180u);
+  EXPECT_TRUE(pair->went_first_at.is_write);
+}
+
+TEST(CriticalPair, AnAtomicAndARacingAccessOnTheSameMemoryArePaired) {
+  const std::vector<RecordedDecision> schedule = {
+      Decision(kOne, RacyAccess(kOne, kHead, 0x1010, false), kTwo),
+      Decision(kTwo, Atomic(kTwo, kHead, 0x2020), kTwo),
+      Decision(kTwo, {kTwo, OpKind::kThreadExit}, kOne),
+  };
+  const auto pair = FindCriticalPair(schedule, {0});
+  ASSERT_TRUE(pair.has_value());
+  EXPECT_EQ(pair->waited_at.op, OpKind::kRacyAccess);
+  EXPECT_EQ(pair->went_first_at.op, OpKind::kAtomic);
+  // A racing access on other memory is no pair.
+  const std::vector<RecordedDecision> elsewhere = {
+      Decision(kOne, RacyAccess(kOne, kHead, 0x1010, false), kTwo),
+      Decision(kTwo, RacyAccess(kTwo, 0x5000, 0x2020, true), kTwo),
+  };
+  EXPECT_FALSE(FindCriticalPair(elsewhere, {0}).has_value());
+}
+
 }  // namespace
 }  // namespace chess::search

@@ -289,5 +289,16 @@ TEST(ReplayStrategy, AnUnrecordedInterruptDiverges) {
   EXPECT_TRUE(Contains(message, "interrupted by the backstop")) << message;
 }
 
+TEST(ReplayStrategy, DescribesARacingAccessApartFromAnAtomicInstruction) {
+  SchedulingPoint racy{ThreadId{1}, OpKind::kRacyAccess, 0x404c3c, true};
+  racy.instruction = 0x401165;
+  EXPECT_EQ(DescribePoint(racy), "at the racing access 0x401165 writing 0x404c3c");
+  EXPECT_EQ(DescribePoint(racy, "claimed (plain)"), "at the racing access 0x401165 writing claimed (plain)");
+  SchedulingPoint atomic = racy;
+  atomic.op = OpKind::kAtomic;
+  atomic.is_write = false;
+  EXPECT_EQ(DescribePoint(atomic), "at the atomic instruction 0x401165 reading 0x404c3c");
+}
+
 }  // namespace
 }  // namespace chess::search

@@ -243,7 +243,7 @@ TEST(TraceRoundTrip, AtomicPointsTheirSitesAndTheirInstructions) {
   EXPECT_EQ(counts.at(RecordType::kAtomicSites), 1u);
   auto read = ReadTrace(dir.File("atomic.trace"), kVersion);
   ASSERT_TRUE(read.ok()) << read.error();
-  EXPECT_EQ(read->format_version, 3);
+  EXPECT_EQ(read->format_version, kFormatVersion);
   ExpectSameTrace(trace, *read);
   EXPECT_EQ(read->decisions[at].point.instruction, 0x555555555236u);
   EXPECT_EQ(read->decisions[at].point.op, OpKind::kAtomic);

@@ -110,6 +110,7 @@ inline Result<void> WriteWholeTrace(const std::string& path, const Trace& trace,
   writer.WriteCommand(trace.command);
   if (trace.standard_input) writer.WriteStandardInput(*trace.standard_input);
   if (trace.atomic_points) writer.WriteAtomicSites(*trace.atomic_points);
+  if (trace.atomic_points && !trace.atomic_points->race_sites.empty()) writer.WriteRaceSites(trace.atomic_points->race_sites);
   writer.WriteOptions(trace.options);
   if (trace.standard_descriptors) writer.WriteStandardDescriptors(*trace.standard_descriptors);
   size_t thread = 0;
@@ -165,11 +166,13 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   EXPECT_EQ(actual.options.visible_cpus, expected.options.visible_cpus);
   EXPECT_EQ(actual.options.sync_points, expected.options.sync_points);
   EXPECT_EQ(actual.options.atomic_points, expected.options.atomic_points);
+  EXPECT_EQ(actual.options.race_points, expected.options.race_points);
   ASSERT_EQ(actual.atomic_points.has_value(), expected.atomic_points.has_value());
   if (expected.atomic_points) {
     EXPECT_EQ(actual.atomic_points->mode, expected.atomic_points->mode);
     EXPECT_EQ(actual.atomic_points->max_points, expected.atomic_points->max_points);
     EXPECT_TRUE(actual.atomic_points->alone_sites == expected.atomic_points->alone_sites);
+    EXPECT_TRUE(actual.atomic_points->race_sites == expected.atomic_points->race_sites);
   }
   ASSERT_EQ(actual.standard_descriptors.has_value(), expected.standard_descriptors.has_value());
   if (expected.standard_descriptors) {
