@@ -15,7 +15,8 @@ in virtual time, emulated clock reads, startup of clock-hungry runtimes), trace 
 scheduling decision of a trace, and what recording and replaying cost against plain `run`),
 explore (executions per second of a search against spawning the same program natively, and
 executions to the first bug on the bug corpus), atomics (an atomic point against a syscall point,
-the learning execution on real tools with atomics of their own, executions to each lock-free bug).
+the learning execution on real tools with atomics of their own, with and without race sampling, and
+executions to each lock-free bug and data race).
 """
 import argparse
 import json
@@ -319,11 +320,12 @@ def explore_section(args, ct, bench, programs):
 
 
 def atomics_section(args, ct, bench, programs):
-    """Atomic points (--sync-points atomics). What one costs against a syscall point: a search's
-    first execution of a two-thread program making N atomic increments, or N FUTEX_WAKE calls,
-    each, less the same with none, interleaved round by round. What the learning execution costs
-    real tools whose own code has atomics, against `run` without the layer and natively. And the
-    executions each lock-free bug of the corpus takes with explore's defaults, and its twin's."""
+    """Atomic and race points (--sync-points atomics, races). What an atomic point costs against a
+    syscall point: a search's first execution of a two-thread program making N atomic increments,
+    or N FUTEX_WAKE calls, each, less the same with none, interleaved round by round. What the
+    learning execution costs real tools whose own code has atomics, with the race layer's sampling
+    and without, against `run` without the layer and natively. And the executions each lock-free
+    bug and data race of the corpus takes with explore's defaults, and its twin's."""
     cost = os.path.join(bench, "bench_atomic_point_cost")
     per_thread = 5000
     search = ["--max-executions", "1", "--max-atomic-points", "1000000"]
@@ -354,8 +356,8 @@ def atomics_section(args, ct, bench, programs):
     if shutil.which("xz"):
         tools["xz -T2 (libc's atomics only: not planted)"] = ["sh", "-c", f"seq 1 300000 | xz -T2 -c > /dev/null"]
     if tools:
-        walls = {name: {"native": [], "processes": [], "atomics": []} for name in tools}
-        stops = {}
+        walls = {name: {"native": [], "processes": [], "atomics": [], "races": []} for name in tools}
+        stops, sampled = {}, {}
         with tempfile.TemporaryDirectory() as out:
             report = os.path.join(out, "run.json")
             for _ in range(args.rounds):
@@ -366,19 +368,29 @@ def atomics_section(args, ct, bench, programs):
                                                        + command))
                     with open(report) as f:
                         stops[name] = json.load(f).get("atomic_points", {})
-        print("\n### The learning execution (`run --sync-points atomics`) on real programs (wall time)\n")
-        print("| program | native | `run`, no atomic points | `run --sync-points atomics` | ratio to no atomic points "
-              "| breakpoints planted / stops |\n|---|---|---|---|---|---|")
+                    walls[name]["races"].append(wall([ct, "run", "--sync-points", "races", "--report", report, "--"]
+                                                     + command))
+                    with open(report) as f:
+                        found = json.load(f)
+                        sampled[name] = dict(found.get("atomic_points", {}), races=len(found.get("races", [])))
+        print("\n### The learning execution (`run --sync-points atomics`, then `races`) on real programs (wall time)\n")
+        print("| program | native | `run`, no atomic points | `--sync-points atomics` | ratio to no atomic points "
+              "| breakpoints planted / stops | `--sync-points races` | ratio to no atomic points "
+              "| accesses sampled / watched, races |\n|---|---|---|---|---|---|---|---|---|")
         for name, w in walls.items():
             r = [a / p for a, p in zip(w["atomics"], w["processes"])]
-            seen = stops.get(name, {})
+            rr = [a / p for a, p in zip(w["races"], w["processes"])]
+            seen, races = stops.get(name, {}), sampled.get(name, {})
             print(f"| {cell(name)} | {statistics.median(w['native']):.3f} s | {statistics.median(w['processes']):.3f} s "
                   f"| {statistics.median(w['atomics']):.3f} s | {statistics.median(r):.2f} × ({min(r):.2f} – {max(r):.2f}) "
-                  f"| {seen.get('planted', '?')} / {seen.get('stops', '?')} |")
+                  f"| {seen.get('planted', '?')} / {seen.get('stops', '?')} "
+                  f"| {statistics.median(w['races']):.3f} s | {statistics.median(rr):.2f} × ({min(rr):.2f} – {max(rr):.2f}) "
+                  f"| {races.get('sampled_accesses', '?')} / {races.get('watched_accesses', '?')}, {races.get('races', '?')} |")
 
     # Go's takes thousands of executions (minutes): measured by hand, docs/performance.md.
-    corpus = ["treiber_aba", "chase_lev", "rust_atomic_counter", "static_lost_wakeup"]
-    print("\n### Lock-free bugs with explore's defaults\n")
+    corpus = ["treiber_aba", "chase_lev", "rust_atomic_counter", "static_lost_wakeup", "plain_check_then_act",
+              "seqlock", "lazy_init"]
+    print("\n### Lock-free bugs and data races with explore's defaults\n")
     print("| program | bug: outcome, execution, wall | twin: outcome, executions, wall |\n|---|---|---|")
     with tempfile.TemporaryDirectory() as out:
         for name in corpus:

@@ -84,6 +84,12 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
     const uint64_t touched = EffectiveAddress(planted.site.accesses.front(), regs.raw(), planted.load_bias);
     if (race_sampling_) race_sampling_->Performed(thread, {thread.id, search::OpKind::kAtomic, touched, true});
     go_on_at(resume_at);
+    if (thread.point.op == search::OpKind::kSyncOp && thread.point.resource == touched) {
+      // On the very lock the thread's announced operation names (a mutex's lock word is its
+      // first): the operation's own implementation, whose ordering its announcement gives.
+      // malloc's and stdio's locks are taken elsewhere in libc.
+      atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+    }
     Resume(thread);
     return true;
   }

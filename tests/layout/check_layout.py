@@ -13,7 +13,8 @@ The rules:
                handler interface and its folder's helpers, never the thread table, the supervisor,
                ptrace/, world/ or report/: it sees one trapped call through SyscallContext and
                answers. The interface and the helpers (the files with a header) may build on the
-               thread table and remote memory, never on the event loop or the ptrace calls.
+               thread table, remote memory and /proc's maps, never on the event loop or the ptrace
+               calls.
   ptrace       only supervisor/ptrace/ includes <sys/ptrace.h> or <linux/ptrace.h>, or calls
                ptrace(), syscall(SYS_ptrace…), waitpid(), wait4() or waitid().
   one-include  only seccomp/filter.cc includes <seccomp.h>; only trace/compression.cc <zstd.h>;
@@ -42,8 +43,8 @@ HANDLER_MAY_INCLUDE = ("supervisor/handlers/", "search/", "seccomp/arch.h", "sec
 # program's filters; the families see those only through them.
 HANDLER_INTERFACE_MAY_INCLUDE = HANDLER_MAY_INCLUDE + (
     "supervisor/thread_table.h", "supervisor/clock.h", "supervisor/fd_probe.h", "supervisor/sandbox.h",
-    "supervisor/invariant.h", "supervisor/program_images.h", "supervisor/ptrace/remote_memory.h",
-    "supervisor/ptrace/registers.h")
+    "supervisor/invariant.h", "supervisor/program_images.h", "supervisor/proc_maps.h",
+    "supervisor/ptrace/remote_memory.h", "supervisor/ptrace/registers.h")
 
 
 def is_family_handler(path, files):
