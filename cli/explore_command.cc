@@ -134,6 +134,7 @@ void Search::SaveTrace(ReportedBug& bug) {
   bug.preemption_stacks = result.decision_stacks;
   bug.object_names = recording.ObjectNames();
   bug.instruction_names = result.atomics.instruction_names;
+  bug.instruction_locations = result.atomics.instruction_locations;
   // The execution's own strategy goes into the trace: a sample's names its seed.
   if (auto finished = recording.Finish(result, settings_, bug.found.execution_strategy); !finished) {
     bug.trace_problem = "the trace was not saved: " + finished.error();

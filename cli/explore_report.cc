@@ -149,7 +149,8 @@ std::vector<std::optional<bool>> FlippedChangedOutcome(const SearchSummary& s) {
   for (const search::ObservedRace& race : s.visibility.atomics->races) {
     std::optional<bool> changed;
     for (const ReportedBug& bug : s.bugs) {
-      if (PreemptedAtRace(race, bug.found.schedule, bug.found.preemption_decisions, bug.instruction_names)) {
+      if (PreemptedAtRace(race, bug.found.schedule, bug.found.preemption_decisions, bug.instruction_names,
+                          bug.instruction_locations)) {
         changed = true;
       }
     }

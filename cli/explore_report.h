@@ -26,6 +26,8 @@ struct ReportedBug {
   // The atomic instructions it stopped before, by address, as the replay named them ("pop+0x1d
   // (treiber_aba_buggy) at treiber_aba_buggy.c:42"): what its critical pair names.
   std::map<uint64_t, std::string> instruction_names;
+  // …and where they are, as the plan names instructions (module, file offset).
+  std::map<uint64_t, search::CodeLocation> instruction_locations;
 };
 
 struct SearchSummary {

@@ -41,7 +41,11 @@ std::string SymbolAndOffset(const std::string& name) {
 }
 
 bool SameInstruction(const search::SchedulingPoint& point, const search::RacingAccess& access,
-                     const std::map<uint64_t, std::string>& instruction_names) {
+                     const std::map<uint64_t, std::string>& instruction_names,
+                     const std::map<uint64_t, search::CodeLocation>& instruction_locations) {
+  if (auto located = instruction_locations.find(point.instruction); located != instruction_locations.end()) {
+    return located->second == access.instruction;
+  }
   if (auto named = instruction_names.find(point.instruction); named != instruction_names.end() && !access.name.empty()) {
     return SymbolAndOffset(named->second) == SymbolAndOffset(access.name);
   }
@@ -106,13 +110,14 @@ std::string RaceSentence(const search::AtomicPointCount& learned) {
 }
 
 bool PreemptedAtRace(const search::ObservedRace& race, const std::vector<search::RecordedDecision>& schedule,
-                     const std::vector<size_t>& preemptions, const std::map<uint64_t, std::string>& instruction_names) {
+                     const std::vector<size_t>& preemptions, const std::map<uint64_t, std::string>& instruction_names,
+                     const std::map<uint64_t, search::CodeLocation>& instruction_locations) {
   for (size_t index : preemptions) {
     if (index >= schedule.size()) continue;
     const search::RecordedDecision& d = schedule[index];
     if (!d.current || d.point.op != search::OpKind::kRacyAccess || !SameMemory(d.point, race)) continue;
     for (const search::RacingAccess* access : {&race.earlier, &race.later}) {
-      if (SameInstruction(d.point, *access, instruction_names)) return true;
+      if (SameInstruction(d.point, *access, instruction_names, instruction_locations)) return true;
     }
   }
   return false;

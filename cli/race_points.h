@@ -34,9 +34,11 @@ std::string RaceSentence(const search::AtomicPointCount& learned);
 
 // Whether a bug's schedule preempted a thread just before one of `race`'s two accesses: a
 // decision of `preemptions` at a racy-access point on the race's memory whose instruction is one
-// of them, by the name the bug's replay gave it (`instruction_names`) or, unnamed, by its address.
+// of them — by where the bug's replay found it (`instruction_locations`: module and offset, as the
+// race names it), else by the name it gave it (`instruction_names`), else by its address.
 bool PreemptedAtRace(const search::ObservedRace& race, const std::vector<search::RecordedDecision>& schedule,
-                     const std::vector<size_t>& preemptions, const std::map<uint64_t, std::string>& instruction_names);
+                     const std::vector<size_t>& preemptions, const std::map<uint64_t, std::string>& instruction_names,
+                     const std::map<uint64_t, search::CodeLocation>& instruction_locations = {});
 
 // The "races" array of --report, one object per race. `flipped_changed_outcome` gives each
 // race's entry: true, false or null (unknown).

@@ -90,6 +90,9 @@ struct AtomicPointCount {
   // The atomic instructions the execution parked before, by address, as a report names them
   // ("pop+0x2a (treiber.c:41)"): only when it takes stacks for a report (a bug's run).
   std::map<uint64_t, std::string> instruction_names;
+  // The same instructions as the plan names them (module and file offset): what tells a race's
+  // instruction apart from another with the same symbol and offset in another module.
+  std::map<uint64_t, CodeLocation> instruction_locations;
 
   // Race detection (kLearn with detect_races).
   uint64_t sampled_sites = 0;     // memory-access instructions given a sample breakpoint

@@ -114,6 +114,7 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   if (!options_.backtrace_before.empty() && !execution_.atomics.count.instruction_names.contains(stop.instruction)) {
     // A bug's run, whose report names the instructions that decided it.
     execution_.atomics.count.instruction_names[stop.instruction] = FormatFrame(ProcessSymbols(thread.tid).Code(stop.instruction));
+    execution_.atomics.count.instruction_locations[stop.instruction] = planted.location;
   }
   if (racy) ++execution_.atomics.count.race_points;
   thread.state = ThreadState::kReady;

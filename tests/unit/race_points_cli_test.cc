@@ -321,6 +321,15 @@ TEST(RacePointsReport, APreemptionElsewhereDoesNotFlipTheRace) {
   ReportedBug elsewhere = BugAtTheRace();
   elsewhere.found.schedule[0].point.resource = 0x404d00;
   EXPECT_FALSE(PreemptedAtRace(Claimed(), elsewhere.found.schedule, {0}, elsewhere.instruction_names));
+  // Where the replay found the instruction decides over its name: the same symbol and offset in
+  // another module is another instruction.
+  ReportedBug located = BugAtTheRace();
+  located.instruction_locations = {{0x555555555165, Claimed().later.instruction}};
+  EXPECT_TRUE(PreemptedAtRace(Claimed(), located.found.schedule, {0}, located.instruction_names,
+                              located.instruction_locations));
+  located.instruction_locations = {{0x555555555165, {"/usr/lib/libother.so", Claimed().later.instruction.address}}};
+  EXPECT_FALSE(PreemptedAtRace(Claimed(), located.found.schedule, {0}, located.instruction_names,
+                               located.instruction_locations));
   // An atomic point at the same instruction is not a racing access.
   ReportedBug atomic = BugAtTheRace();
   atomic.found.schedule[0].point.op = search::OpKind::kAtomic;
