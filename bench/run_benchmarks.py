@@ -327,7 +327,9 @@ def atomics_section(args, ct, bench, programs):
     and without, against `run` without the layer and natively. And the executions each lock-free
     bug and data race of the corpus takes with explore's defaults, and its twin's."""
     cost = os.path.join(bench, "bench_atomic_point_cost")
-    per_thread = 5000
+    # Enough points that the wall time's own jitter (a poll of up to 50 ms while the tree ends)
+    # is a few per cent of the difference.
+    per_thread = 50000
     search = ["--max-executions", "1", "--max-atomic-points", "1000000"]
     atomic, futex, ratio = [], [], []
     with tempfile.TemporaryDirectory() as out:
