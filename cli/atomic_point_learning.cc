@@ -46,6 +46,7 @@ void AtomicPointsSeen::Add(const search::AtomicPointCount& count) {
   sampled_accesses += count.sampled_accesses;
   watched_accesses += count.watched_accesses;
   sampling_capped = sampling_capped || count.sampling_capped;
+  race_detection_cut_short = race_detection_cut_short || count.race_detection_cut_short;
   race_points += count.race_points;
 }
 
@@ -57,6 +58,7 @@ void AtomicPointsSeen::UseRaces(const search::AtomicPointCount& learned, const s
   sampled_accesses = learned.sampled_accesses;
   watched_accesses = learned.watched_accesses;
   sampling_capped = learned.sampling_capped;
+  race_detection_cut_short = learned.race_detection_cut_short;
 }
 
 void AtomicPointsSeen::WriteJson(JsonWriter& json) const {
@@ -80,6 +82,7 @@ void AtomicPointsSeen::WriteJson(JsonWriter& json) const {
   json.Key("sampled_accesses").Int(static_cast<int64_t>(sampled_accesses));
   json.Key("watched_accesses").Int(static_cast<int64_t>(watched_accesses));
   json.Key("sampling_capped").Bool(sampling_capped);
+  json.Key("race_detection_cut_short").Bool(race_detection_cut_short);
   json.EndObject();
 }
 

@@ -48,6 +48,7 @@ struct AtomicPointsSeen {
   uint64_t sampled_accesses = 0;
   uint64_t watched_accesses = 0;
   bool sampling_capped = false;    // some execution had more memory-access instructions than it may sample
+  bool race_detection_cut_short = false;  // the learning execution stopped looking for races partway
   uint64_t race_points = 0;        // of `points`, those before a racing plain access
 
   // One execution with `plan` (empty: the layer was off, and so is the result).

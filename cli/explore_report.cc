@@ -125,6 +125,10 @@ std::vector<std::string> AtomicNotes(const SearchVisibility& visibility) {
     notes.push_back("race sampling capped: the program had more memory-access instructions than may be sampled, and "
                     "the rest were not");
   }
+  if (atomics.race_detection_cut_short) {
+    notes.push_back("race detection cut short: the learning execution made more atomic operations than races are "
+                    "judged against, and looked for none in the rest of it");
+  }
   return notes;
 }
 

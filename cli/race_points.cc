@@ -102,6 +102,10 @@ std::string RaceSentence(const search::AtomicPointCount& learned) {
             Plural(learned.races.size(), "data race", "data races") + " found in " + sample;
   }
   text += "; a race whose accesses were not sampled, or whose second access the watchpoints missed, is no point";
+  if (learned.race_detection_cut_short) {
+    text += "; it stopped looking for races partway, past the atomic operations they may be judged against: races "
+            "later in it were not seen";
+  }
   if (learned.sampling_capped) {
     text += "; the program had more memory-access instructions than may be sampled (the program's own first, then "
             "its libraries'): the rest were not sampled";

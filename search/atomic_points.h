@@ -49,6 +49,11 @@ struct AtomicPointPlan {
   // happens-before of the operations the supervisor saw (search/race_detector.h).
   bool detect_races = false;
   uint64_t max_sampled_sites = 50'000;
+  // The orderings (atomic instructions, libc's own locks) races are judged against, at most: each
+  // is a stop. Past it the learning execution stops looking for races — its breakpoints at
+  // samples and at libc's locks go, its watchpoints too — and goes on as an atomics-level one: a
+  // program with millions of atomic operations still ends its learning execution in seconds.
+  uint64_t max_race_orderings = 500'000;
   // kPoints: the plain memory-access instructions a learning execution found racing. Each is a
   // scheduling point (OpKind::kRacyAccess) while another thread lives, planted wherever it is
   // (alone_sites do not apply: a race took two threads), and counted in max_points.
@@ -99,6 +104,7 @@ struct AtomicPointCount {
   uint64_t sampled_accesses = 0;  // of those, reached: an access sampled, its memory watched
   uint64_t watched_accesses = 0;  // accesses the watchpoints saw
   bool sampling_capped = false;   // more memory-access instructions than max_sampled_sites
+  bool race_detection_cut_short = false;  // max_race_orderings reached: later races not looked for
   std::vector<ObservedRace> races;  // each pair of instructions once, in the order found
   // kPoints: of `points`, those before a racing plain access (kRacyAccess).
   uint64_t race_points = 0;

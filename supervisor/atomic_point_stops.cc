@@ -82,8 +82,15 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   if (planted.role == PlantedSite::Role::kSync) {
     // Only an ordering: the instruction runs at once, out of line.
     const uint64_t touched = EffectiveAddress(planted.site.accesses.front(), regs.raw(), planted.load_bias);
-    if (race_sampling_) race_sampling_->Performed(thread, {thread.id, search::OpKind::kAtomic, touched, true});
+    // Planted only where races are learned: race_sampling_ is there.
+    race_sampling_->Performed(thread, {thread.id, search::OpKind::kAtomic, touched, true});
     go_on_at(resume_at);
+    if (race_sampling_->Active() && race_sampling_->Orderings() >= atomic_points_->Plan().max_race_orderings) {
+      StopRaceDetection();  // which retires this site too
+    } else if (!race_sampling_->Active()) {
+      // Detection stopped meanwhile, in a process that was not there to retire it.
+      atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+    }
     if (thread.point.op == search::OpKind::kSyncOp && thread.point.resource == touched) {
       // On the very lock the thread's announced operation names (a mutex's lock word is its
       // first): the operation's own implementation, whose ordering its announcement gives.
@@ -104,8 +111,12 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   // The instruction runs out of line: only rip changes, and the int3 stays for the next thread.
   go_on_at(resume_at);
   // Races are judged against every atomic operation's ordering: none of them retires then.
-  if (retire && !race_sampling_) {
+  if (retire && !(race_sampling_ && race_sampling_->Active())) {
     atomic_points_->Retire(execution_.atomics, thread.process->address_space, thread.process->tgid, address);
+  }
+  if (race_sampling_ && race_sampling_->Active() &&
+      race_sampling_->Orderings() >= atomic_points_->Plan().max_race_orderings) {
+    StopRaceDetection();
   }
   if (!stop.point) {
     Resume(thread);
@@ -137,6 +148,27 @@ bool Supervisor::OnWatchpoint(Thread& thread) {
   race_sampling_->BeforeResume(thread);
   ptrace::Resume(thread.tid);
   return true;
+}
+
+void Supervisor::StopRaceDetection() {
+  race_sampling_->Stop();
+  execution_.atomics.count.race_detection_cut_short = true;
+  Notice("race points: the learning execution stopped looking for data races after " +
+         std::to_string(atomic_points_->Plan().max_race_orderings) +
+         " atomic operations; races in the rest of it are not seen (it goes on learning the atomic points)");
+  // Its samples and libc's orderings have no more use: their breakpoints go, in every address
+  // space a process still has.
+  std::map<uint64_t, pid_t> process_of;
+  for (const auto& [id, live] : threads_.Live()) process_of.emplace(live->process->address_space, live->process->tgid);
+  for (auto& [space, code] : execution_.atomics.spaces) {
+    const auto process = process_of.find(space);
+    if (process == process_of.end()) continue;
+    std::vector<uint64_t> gone;
+    for (const auto& [address, site] : code.sites) {
+      if (site.role == PlantedSite::Role::kSample || site.role == PlantedSite::Role::kSync) gone.push_back(address);
+    }
+    for (const uint64_t address : gone) atomic_points_->Retire(execution_.atomics, space, process->second, address);
+  }
 }
 
 }  // namespace chess::supervisor

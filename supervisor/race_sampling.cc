@@ -94,6 +94,12 @@ WatchList::Entry* WatchList::Fired(const supervisor::Watch& watch) {
   return nullptr;
 }
 
+void WatchList::Clear() {
+  if (entries_.empty()) return;
+  entries_.clear();
+  ++generation_;
+}
+
 void WatchList::Remove(uint64_t id) {
   const auto before = entries_.size();
   std::erase_if(entries_, [id](const Entry& entry) { return entry.id == id; });
@@ -116,8 +122,14 @@ std::array<std::optional<Watch>, kWatchSlots> WatchList::SlotsFor(search::Thread
   return slots;
 }
 
+void RaceSampling::Stop() {
+  stopped_ = true;
+  for (auto& [space, list] : spaces_) list.Clear();
+}
+
 void RaceSampling::Performed(const Thread& thread, const search::SchedulingPoint& point) {
-  if (point.resource == 0) return;
+  if (stopped_ || point.resource == 0) return;
+  ++orderings_;
   const uint64_t space = thread.process->address_space;
   if (point.op == search::OpKind::kSyncOp) NoteLocks(thread, point);
   switch (point.op) {
@@ -171,7 +183,7 @@ void RaceSampling::NoteLocks(const Thread& thread, const search::SchedulingPoint
 }
 
 void RaceSampling::Ended(const Thread& thread) {
-  if (thread.clear_child_tid == 0) return;
+  if (stopped_ || thread.clear_child_tid == 0) return;
   WatchList& list = spaces_[thread.process->address_space];
   WatchList::Entry* entry = list.Watch(thread.clear_child_tid, sizeof(int32_t), thread.id);
   if (entry == nullptr) return;
@@ -180,6 +192,7 @@ void RaceSampling::Ended(const Thread& thread) {
 
 void RaceSampling::Sampled(const Thread& thread, const PlantedSite& site, const user_regs_struct& regs,
                            const AddressSpaceCode& code) {
+  if (stopped_) return;
   ++count_.sampled_accesses;
   const uint64_t instruction = site.site.address + site.load_bias;
   WatchList& list = spaces_[thread.process->address_space];
@@ -209,6 +222,11 @@ bool RaceSampling::OnTrap(const Thread& thread, uint64_t rip, const AddressSpace
   if (!status || FiredSlots(*status).none()) return false;
   ThreadWatches& mine = watches->second;
   mine.registers.ClearStatus(thread.tid);
+  if (stopped_) {
+    // A watch given up, still in the registers of the thread that hit it: theirs, not the program's.
+    mine.dirty = true;
+    return true;
+  }
   WatchList& list = spaces_[thread.process->address_space];
   // The instruction that trapped ended at rip (in the program: a copy's rip maps back to it).
   const uint64_t end = code != nullptr ? code->breakpoints.ProgramAddress(rip) : rip;

@@ -64,6 +64,7 @@ class WatchList {
   // The entry whose cover is `watch` (a fired slot).
   Entry* Fired(const supervisor::Watch& watch);
   void Remove(uint64_t id);
+  void Clear();
   // Bumped at every change of the entries: a thread armed at this generation is up to date.
   uint64_t generation() const { return generation_; }
   const std::vector<Entry>& entries() const { return entries_; }
@@ -103,6 +104,13 @@ class RaceSampling {
   // Before `thread` runs: its debug registers as its space's watches want them.
   void BeforeResume(const Thread& thread);
 
+  // The orderings judged so far (Performed's atomic instructions and locks).
+  uint64_t Orderings() const { return orderings_; }
+  // Looks for races no more: nothing is judged, every watch is given up (each thread's debug
+  // registers are cleared when it next runs, and a trap already on its way is taken quietly).
+  void Stop();
+  bool Active() const { return !stopped_; }
+
  private:
   struct ThreadWatches {
     uint64_t space = 0;
@@ -122,6 +130,8 @@ class RaceSampling {
   search::RaceDetector detector_;
   std::map<uint64_t, WatchList> spaces_;  // by Process::address_space
   std::map<uint32_t, ThreadWatches> threads_;  // by ThreadId::value
+  uint64_t orderings_ = 0;
+  bool stopped_ = false;
 };
 
 }  // namespace chess::supervisor

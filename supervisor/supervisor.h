@@ -115,6 +115,8 @@ class Supervisor final {
   // A SIGTRAP of the running thread that a race watchpoint made: the access judged, the thread
   // let go. False when no watchpoint fired.
   bool OnWatchpoint(Thread& thread);
+  // The learning execution's race detection reached its plan's max_race_orderings: it stops.
+  void StopRaceDetection();
   // [begin, end) became executable in the thread's process: its breakpoints are planted (true:
   // a call was injected, the thread's registers must be stored again).
   bool CodeMapped(Thread& thread, uint64_t begin, uint64_t end);

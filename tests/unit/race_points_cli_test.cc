@@ -161,7 +161,7 @@ TEST(RacePointsSeen, RunsReportHasTheRacesArray) {
   result.outcome = search::Outcome::kOk;
   result.atomics = LearnedRaces();
   const std::string json = JsonReport(result, "run", LearningPlan(SyncPoints::kRaces));
-  EXPECT_NE(json.find(R"x("races":2,"race_sites":2,"race_points":0,"sampled_sites":2000,"sampled_accesses":130,"watched_accesses":41,"sampling_capped":false})x"),
+  EXPECT_NE(json.find(R"x("races":2,"race_sites":2,"race_points":0,"sampled_sites":2000,"sampled_accesses":130,"watched_accesses":41,"sampling_capped":false,"race_detection_cut_short":false})x"),
             std::string::npos)
       << json;
   EXPECT_NE(json.find(R"x("races":[{"address":"0x404c3c","variable":"claimed (plain)","earlier":{"thread":1,"access":"write","size":4,"instruction":"worker+0x1b (plain.c:29)","module":"/t/plain","offset":"0x1180"},"later":{"thread":2,"access":"read",)x"),
