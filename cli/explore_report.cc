@@ -1,5 +1,6 @@
 #include "cli/explore_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -165,6 +166,16 @@ std::vector<std::optional<bool>> FlippedChangedOutcome(const SearchSummary& s) {
   return flipped;
 }
 
+// What the state cache's soundness rests on: the operations its fingerprint counts, which grow
+// with the layers that made points.
+std::string CachedOrderings(const SearchVisibility& visibility) {
+  const auto& layers = visibility.visible_layers;
+  const auto has = [&layers](const char* layer) { return std::find(layers.begin(), layers.end(), layer) != layers.end(); };
+  if (has("races")) return "its locks, its atomic instructions and the racing accesses found";
+  if (has("atomics")) return "its locks and its atomic instructions";
+  return "its locks";
+}
+
 }  // namespace
 
 std::string CoverageSentence(const SearchSummary& s) {
@@ -231,7 +242,7 @@ std::string CoverageSentence(const SearchSummary& s) {
   if (c.cache_pruned > 0) {
     text += "; " + Plural(c.cache_pruned, "schedule", "schedules") +
             " skipped by state caching (they go on from a state already searched; sound when the program's "
-            "threads share memory only under its locks)";
+            "threads share memory only under " + CachedOrderings(s.visibility) + ")";
   }
   if (c.pruned > 0 && r.end != search::SearchEnd::kPruned) {
     text += "; " + Plural(c.pruned, "branch", "branches") + " pruned after diverging twice (what " +
