@@ -136,7 +136,8 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
 }
 
 bool Supervisor::OnWatchpoint(Thread& thread) {
-  if (!race_sampling_) return false;
+  // Every breakpoint's SIGTRAP comes here first: a thread with no watch armed costs no register read.
+  if (!race_sampling_ || !race_sampling_->Armed(thread)) return false;
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return false;
   auto space = execution_.atomics.spaces.find(thread.process->address_space);

@@ -215,9 +215,14 @@ void RaceSampling::Sampled(const Thread& thread, const PlantedSite& site, const 
   }
 }
 
+bool RaceSampling::Armed(const Thread& thread) const {
+  const auto watches = threads_.find(thread.id.value);
+  return watches != threads_.end() && watches->second.registers.Free() != kWatchSlots;
+}
+
 bool RaceSampling::OnTrap(const Thread& thread, uint64_t rip, const AddressSpaceCode* code) {
+  if (!Armed(thread)) return false;
   auto watches = threads_.find(thread.id.value);
-  if (watches == threads_.end() || watches->second.registers.Free() == kWatchSlots) return false;
   const std::optional<uint64_t> status = ptrace::GetDebugRegister(thread.tid, kStatusRegister);
   if (!status || FiredSlots(*status).none()) return false;
   ThreadWatches& mine = watches->second;

@@ -101,6 +101,8 @@ class RaceSampling {
   // A SIGTRAP stop of `thread` with `rip` after the trapping instruction: true when one of its
   // watchpoints fired (the access is judged; the trap is the supervisor's, not the program's).
   bool OnTrap(const Thread& thread, uint64_t rip, const AddressSpaceCode* code);
+  // Whether `thread` has a watchpoint armed: only then may a SIGTRAP of its be one.
+  bool Armed(const Thread& thread) const;
   // Before `thread` runs: its debug registers as its space's watches want them.
   void BeforeResume(const Thread& thread);
 
