@@ -69,6 +69,20 @@ search::Outcome SupervisorBackend::Judge(const supervisor::ExecutionResult& resu
   return refusals_.Judge(result, judged, message);
 }
 
+search::Outcome JudgeOutput(const search::OutputOracle& oracle, search::Outcome judged,
+                            const supervisor::CapturedOutput& output, std::string* message) {
+  if (judged != search::Outcome::kOk) return judged;
+  std::optional<std::string> verdict = oracle.Judge(output.out, output.err);
+  if (!verdict) return judged;
+  if (message) *message = std::move(*verdict);
+  return search::Outcome::kWrongOutput;
+}
+
+search::Outcome SupervisorBackend::JudgeWithOutput(const supervisor::ExecutionResult& result,
+                                                   const supervisor::CapturedOutput& output, std::string* message) const {
+  return JudgeOutput(oracle_, Judge(result, message), output, message);
+}
+
 search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) {
   ++executions_;
   search::ExecutionSummary summary;
@@ -90,7 +104,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   visibility_.AddAtomics(result.atomics);
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.message = result.message;
-  summary.outcome = Judge(result, &summary.message);
+  summary.outcome = JudgeWithOutput(result, output, &summary.message);
   refusals_.Learn(result, summary.outcome);
   summary.names = std::move(result.names);
   if (summary.outcome == search::Outcome::kDivergence) summary.threads = StoppedThreads(result);
@@ -100,6 +114,8 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   if (!search::IsBug(summary.outcome)) return summary;
   summary.signature = BugSignature(result, summary.outcome);
+  // Wrong output is told apart by what was wrong: the lines the verdict quotes.
+  if (summary.outcome == search::Outcome::kWrongOutput) summary.signature += "\n" + summary.message;
   summary.details = BugRun{std::move(result), OutputTail(output, 20)};
   return summary;
 }

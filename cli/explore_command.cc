@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "cli/atomic_point_learning.h"
 #include "cli/command_line.h"
@@ -18,6 +20,7 @@
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
+#include "search/output_oracle.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/ptrace/event_waiter.h"
@@ -55,13 +58,31 @@ search::LivenessLimits Liveness(const ExploreOptions& options) {
   return limits;
 }
 
+// --fail-on-output and --expect-stdout, ready to judge; the error says what is wrong with them.
+Result<search::OutputOracle> MakeOracle(const ExploreOptions& options) {
+  search::OutputOracleSpec spec;
+  spec.fail_on_output = options.fail_on_output;
+  if (!options.expect_stdout_path.empty()) {
+    std::ifstream file(options.expect_stdout_path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (!file.good() && !file.eof()) return Error{"--expect-stdout " + options.expect_stdout_path + ": cannot read it"};
+    if (bytes.size() > trace::kMaxRecordString) {
+      return Error{"--expect-stdout " + options.expect_stdout_path + ": " + std::to_string(bytes.size()) +
+                   " bytes, more than the 1 MiB a trace can keep"};
+    }
+    spec.expected_stdout = std::move(bytes);
+    spec.expected_stdout_name = options.expect_stdout_path;
+  }
+  return search::OutputOracle::Make(std::move(spec));
+}
+
 class Search {
  public:
   // `atomics`: the atomic points every execution has, as they were learned (--sync-points atomics).
   Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages,
-         const std::optional<AtomicPointsSeen>& atomics)
+         const std::optional<AtomicPointsSeen>& atomics, search::OutputOracle oracle)
       : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
-        backend_(execution, options.expect_exit), atomics_(atomics) {
+        backend_(execution, options.expect_exit, std::move(oracle)), atomics_(atomics) {
     if (atomics) backend_.UseAtomicPoints(*atomics);
   }
 
@@ -73,6 +94,7 @@ class Search {
   struct RecordedRun {
     std::string path;
     supervisor::ExecutionResult result;
+    supervisor::CapturedOutput output;
   };
   // Runs `recording`'s schedule with `options`, its output captured, into a new trace in --out
   // named for `outcome` and `execution`; the error says why it could not run.
@@ -113,7 +135,7 @@ Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, searc
   supervisor::OutputCapture capture;
   if (auto begun = capture.Begin(); !begun) return Error{begun.error()};
   run.result = recording.Run(execution_, options);
-  capture.End();
+  run.output = capture.End();
   return run;
 }
 
@@ -123,14 +145,22 @@ void Search::SaveTrace(ReportedBug& bug) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
   }
   TraceRecording recording(replay);
+  if (backend_.Oracle().Spec().Any()) recording.SetOracle({options_.expect_exit, backend_.Oracle().Spec()});
   supervisor::SupervisorOptions options = execution_.options;
   options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
-  const Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
+  Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
   if (!run) {
     bug.trace_problem = "the trace was not saved: " + run.error();
     return;
   }
-  const supervisor::ExecutionResult& result = run->result;
+  supervisor::ExecutionResult& result = run->result;
+  // The trace's outcome is the oracle's verdict, as the search judged the execution.
+  std::string verdict;
+  const search::Outcome replayed = backend_.JudgeWithOutput(result, run->output, &verdict);
+  if (replayed == search::Outcome::kWrongOutput) {
+    result.outcome = replayed;
+    result.message = verdict;
+  }
   bug.preemption_stacks = result.decision_stacks;
   bug.object_names = recording.ObjectNames();
   bug.instruction_names = result.atomics.instruction_names;
@@ -141,7 +171,6 @@ void Search::SaveTrace(ReportedBug& bug) {
     return;
   }
   bug.trace_path = run->path;
-  const search::Outcome replayed = backend_.Judge(result);
   if (replayed != bug.found.summary.outcome) {
     bug.trace_problem = "recording the trace, the schedule ended " + std::string(search::OutcomeName(replayed)) +
                         (result.message.empty() ? "" : " (" + result.message + ")") +
@@ -287,7 +316,8 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "execution, which reports each data race it sees; --sync-points). Each execution starts from the same "
       "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
       "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
-      "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
+      "thread spinning without yielding, an execution over --execution-timeout, or output the "
+      "oracles reject (--fail-on-output, --expect-stdout: `wrong-output`) is a bug: the "
       "search stops at the first (unless --keep-going), saves it as a trace in --out, and prints "
       "the one command that replays it. Exit status: 0 no bug within the bounds, 1 bug found, "
       "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
@@ -370,6 +400,27 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("N")
       ->check(WholeNumber(0, 255))
       ->capture_default_str();
+  explore->add_option("--fail-on-output", options.fail_on_output,
+                      "An execution that exits as --expect-exit says but has a line of stdout or stderr matching "
+                      "REGEX (ECMAScript, searched within each line) is a bug: `wrong-output`, its report quoting "
+                      "the lines. For a program that prints its failures instead of exiting with them: "
+                      "--fail-on-output ERROR, --fail-on-output '^(FAIL|WARNING: ThreadSanitizer)'. The trace "
+                      "keeps REGEX, and replay judges with it")
+      ->type_name("REGEX")
+      ->check(CLI::Validator(
+          [](std::string& regex) {
+            search::OutputOracleSpec spec;
+            spec.fail_on_output = regex;
+            auto oracle = search::OutputOracle::Make(spec);
+            return oracle ? std::string() : oracle.error();
+          },
+          "REGEX"));
+  explore->add_option("--expect-stdout", options.expect_stdout_path,
+                      "An execution that exits as --expect-exit says but whose stdout is not FILE's contents, "
+                      "byte for byte, is a bug: `wrong-output`, its report quoting the first line that differs "
+                      "(at most 1 MiB; the trace keeps the bytes, and replay judges with them)")
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile);
   explore->add_option("--focus", options.focus,
                       "Search the threads of NAME only (repeat for more programs): a process is NAME's when "
                       "the file it exec'd or its executable is called NAME (python3 for a script run by "
@@ -410,6 +461,11 @@ int ExploreCommand(const ExploreOptions& options) {
       messages.Say(checked.error());
       return kExitError;
     }
+  }
+  Result<search::OutputOracle> oracle = MakeOracle(options);
+  if (!oracle) {
+    messages.Say(oracle.error());
+    return kExitError;
   }
   // A search must never wait forever on the outside world: such an execution is a `hang`.
   if (!settings.external_wait_seconds) settings.external_wait_seconds = kExploreExternalWaitSeconds;
@@ -453,7 +509,7 @@ int ExploreCommand(const ExploreOptions& options) {
     settings.atomic_points = learning.Plan();
     atomics = learning.Seen();
   }
-  return Search(options, std::move(settings), execution, messages, atomics).Run();
+  return Search(options, std::move(settings), execution, messages, atomics, std::move(*oracle)).Run();
 }
 
 }  // namespace chess::cli

@@ -21,7 +21,10 @@ enum class Outcome : uint8_t {
   kNone,           // explore found no bug within its bounds
   kError,          // chess-trace's own failure or bad usage
   kUnsupported,    // the program failed after chess-trace refused a call it cannot serialize
+  kWrongOutput,    // the root exited as expected, but an output oracle failed (docs/oracles.md)
 };
+// The last outcome a trace may record.
+inline constexpr Outcome kLastOutcome = Outcome::kWrongOutput;
 
 // The spelling used in reports and in the "outcome" key of --report JSON.
 std::string_view OutcomeName(Outcome outcome);

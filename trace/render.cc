@@ -227,6 +227,15 @@ std::string RenderText(const Trace& trace) {
                                       " instructions of the data races the search found"
                                 : std::string("none parked at (an execution that looked for data races)"));
   }
+  if (trace.oracle) {
+    const search::OutputOracleSpec& output = trace.oracle->output;
+    out << "\n  output judged (expect exit " << trace.oracle->expect_exit << ")";
+    if (output.fail_on_output) out << ": no line may match --fail-on-output '" << *output.fail_on_output << "'";
+    if (output.expected_stdout) {
+      out << (output.fail_on_output ? ";" : ":") << " stdout must be " << output.expected_stdout_name << "'s "
+          << output.expected_stdout->size() << " bytes (--expect-stdout)";
+    }
+  }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
   std::map<uint32_t, size_t> column;
@@ -314,6 +323,16 @@ std::string RenderJson(const Trace& trace) {
     out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"alone_sites\": "
         << SitesJson(trace.atomic_points->alone_sites) << ", \"race_sites\": " << SitesJson(trace.atomic_points->race_sites)
         << "}";
+  } else {
+    out << "null";
+  }
+  out << ",\n \"oracle\": ";
+  if (trace.oracle) {
+    const search::OutputOracleSpec& output = trace.oracle->output;
+    out << "{\"expect_exit\": " << trace.oracle->expect_exit << ", \"fail_on_output\": "
+        << (output.fail_on_output ? Quoted(*output.fail_on_output) : "null") << ", \"expected_stdout\": "
+        << (output.expected_stdout ? Quoted(*output.expected_stdout) : "null")
+        << ", \"expected_stdout_name\": " << Quoted(output.expected_stdout_name) << "}";
   } else {
     out << "null";
   }
