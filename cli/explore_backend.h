@@ -11,7 +11,7 @@
 #include "cli/refusals.h"
 #include "cli/visibility.h"
 #include "search/explorer.h"
-#include "search/output_oracle.h"
+#include "cli/oracle_judge.h"
 #include "search/recording_strategy.h"
 #include "supervisor/world/output_capture.h"
 
@@ -27,21 +27,27 @@ BugRun TakeBugRun(search::ExecutionSummary& summary);
 
 class SupervisorBackend final : public search::ExecutionBackend {
  public:
-  // `expect_exit`: the root's exit status that means success (--expect-exit); `oracle`: what an
-  // execution that exits so must (not) have written (--fail-on-output, --expect-stdout).
-  SupervisorBackend(PreparedExecution& execution, int expect_exit, search::OutputOracle oracle = {})
-      : execution_(execution), expect_exit_(expect_exit), oracle_(std::move(oracle)) {}
+  // `expect_exit`: the root's exit status that means success (--expect-exit); `judge`: what an
+  // execution that exits so must (not) have written or left (docs/oracles.md).
+  SupervisorBackend(PreparedExecution& execution, int expect_exit, OracleJudge judge = {})
+      : execution_(execution), expect_exit_(expect_exit), judge_(std::move(judge)) {}
 
   search::ExecutionSummary Execute(search::Strategy& strategy) override;
 
   // The outcome as --expect-exit reads it; `unsupported` for a failure after a refused call the
   // search has not seen the program survive (then `*message` says so).
   search::Outcome Judge(const supervisor::ExecutionResult& result, std::string* message = nullptr) const;
-  // Judge, and then an `ok` execution's output by the oracle: `wrong-output` when it fails it
-  // (then `*message` quotes the lines).
-  search::Outcome JudgeWithOutput(const supervisor::ExecutionResult& result, const supervisor::CapturedOutput& output,
-                                  std::string* message = nullptr) const;
-  const search::OutputOracle& Oracle() const { return oracle_; }
+  // Judge, and then an `ok` execution by the oracles: `wrong-output` or `check-failed` when one
+  // rejects it (then `*message` quotes the lines).
+  search::Outcome JudgeWithOracles(const supervisor::ExecutionResult& result, const supervisor::CapturedOutput& output,
+                                   std::string* message = nullptr) const;
+  const OracleJudge& Oracles() const { return judge_; }
+  // --same-output's reference. The search's first execution gives it when that is the
+  // non-preemptive one (pb); otherwise RunReference runs one, uncounted, first. The error says
+  // why there is none (the non-preemptive execution fails, or its files cannot be read).
+  void ReferenceFromFirstExecution() { reference_from_first_ = true; }
+  Result<void> RunReference();
+  const std::string& ReferenceProblem() const { return reference_problem_; }
   // The execution a stop signal (Ctrl-C) cut short: its number and the decisions it had taken.
   struct InterruptedRun {
     uint64_t execution = 0;
@@ -67,7 +73,9 @@ class SupervisorBackend final : public search::ExecutionBackend {
  private:
   PreparedExecution& execution_;
   int expect_exit_;
-  search::OutputOracle oracle_;
+  OracleJudge judge_;
+  bool reference_from_first_ = false;
+  std::string reference_problem_;  // why --same-output has no reference
   RefusalJudge refusals_;
   VisibilityTally visibility_;
   uint64_t executions_ = 0;
@@ -81,12 +89,6 @@ class SupervisorBackend final : public search::ExecutionBackend {
 // What makes two failing executions the same bug: the outcome, the status or signal, and every
 // thread's state with the functions at the top of its stack.
 std::string BugSignature(const supervisor::ExecutionResult& result, search::Outcome outcome);
-
-// How `oracle` judges an execution that ended `judged`: `wrong-output` (with `*message` quoting
-// the lines) when it ended `ok` and its output fails the oracle; `judged` otherwise. The one rule
-// for explore's executions and for a replay of their traces.
-search::Outcome JudgeOutput(const search::OutputOracle& oracle, search::Outcome judged,
-                            const supervisor::CapturedOutput& output, std::string* message);
 
 // The last `lines` lines of the captured output, each prefixed with the stream it came from.
 std::string OutputTail(const supervisor::CapturedOutput& output, size_t lines);

@@ -20,6 +20,7 @@
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
+#include "cli/oracle_judge.h"
 #include "search/output_oracle.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
@@ -58,10 +59,15 @@ search::LivenessLimits Liveness(const ExploreOptions& options) {
   return limits;
 }
 
-// --fail-on-output and --expect-stdout, ready to judge; the error says what is wrong with them.
-Result<search::OutputOracle> MakeOracle(const ExploreOptions& options) {
+// The oracles beyond the exit status, ready to judge; the error says what is wrong with them.
+Result<OracleJudge> MakeJudge(const ExploreOptions& options, const ExecutionSettings& settings) {
   search::OutputOracleSpec spec;
   spec.fail_on_output = options.fail_on_output;
+  spec.check_command = options.check_command;
+  if (spec.check_command && spec.check_command->empty()) return Error{"--check: the command is empty"};
+  if (!options.output_files.empty() && !options.same_output) {
+    return Error{"--output-file needs --same-output: it names the files every execution must leave as the first did"};
+  }
   if (!options.expect_stdout_path.empty()) {
     std::ifstream file(options.expect_stdout_path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -73,17 +79,26 @@ Result<search::OutputOracle> MakeOracle(const ExploreOptions& options) {
     spec.expected_stdout = std::move(bytes);
     spec.expected_stdout_name = options.expect_stdout_path;
   }
-  return search::OutputOracle::Make(std::move(spec));
+  auto oracle = search::OutputOracle::Make(std::move(spec));
+  if (!oracle) return Error{oracle.error()};
+  OracleWorld world;
+  world.cwd = settings.cwd.empty() ? CurrentDirectory() : settings.cwd;
+  world.check_env = OwnEnvironment();
+  world.check_timeout = std::chrono::milliseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1000));
+  world.expect_exit = options.expect_exit;
+  return OracleJudge(std::move(*oracle), std::move(world), options.same_output, options.output_files);
 }
 
 class Search {
  public:
   // `atomics`: the atomic points every execution has, as they were learned (--sync-points atomics).
   Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages,
-         const std::optional<AtomicPointsSeen>& atomics, search::OutputOracle oracle)
+         const std::optional<AtomicPointsSeen>& atomics, OracleJudge judge)
       : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
-        backend_(execution, options.expect_exit, std::move(oracle)), atomics_(atomics) {
+        backend_(execution, options.expect_exit, std::move(judge)), atomics_(atomics) {
     if (atomics) backend_.UseAtomicPoints(*atomics);
+    // The oracles that look at what an execution left do it before the next one starts.
+    execution_.options.inspect_world = backend_.Oracles().Inspector();
   }
 
   int Run();
@@ -145,7 +160,7 @@ void Search::SaveTrace(ReportedBug& bug) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
   }
   TraceRecording recording(replay);
-  if (backend_.Oracle().Spec().Any()) recording.SetOracle({options_.expect_exit, backend_.Oracle().Spec()});
+  if (backend_.Oracles().Any()) recording.SetOracle({options_.expect_exit, backend_.Oracles().Oracle().Spec()});
   supervisor::SupervisorOptions options = execution_.options;
   options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
   Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
@@ -156,8 +171,8 @@ void Search::SaveTrace(ReportedBug& bug) {
   supervisor::ExecutionResult& result = run->result;
   // The trace's outcome is the oracle's verdict, as the search judged the execution.
   std::string verdict;
-  const search::Outcome replayed = backend_.JudgeWithOutput(result, run->output, &verdict);
-  if (replayed == search::Outcome::kWrongOutput) {
+  const search::Outcome replayed = backend_.JudgeWithOracles(result, run->output, &verdict);
+  if (replayed == search::Outcome::kWrongOutput || replayed == search::Outcome::kCheckFailed) {
     result.outcome = replayed;
     result.message = verdict;
   }
@@ -259,6 +274,17 @@ int Search::Run() {
     if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
     bugs_.push_back(std::move(bug));
   };
+  // --same-output's reference: pb's first execution is the non-preemptive one; any other
+  // strategy gets one run first, uncounted.
+  if (backend_.Oracles().AwaitingReference()) {
+    if (options_.strategy == search::StrategyKind::kPb) {
+      backend_.ReferenceFromFirstExecution();
+    } else if (auto taken = backend_.RunReference(); !taken) {
+      backend_.EndCapture();
+      messages_.Say("--same-output: " + taken.error() + "; run with --strategy pb to search from it");
+      return kExitError;
+    }
+  }
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
   backend_.EndCapture();
@@ -274,6 +300,9 @@ int Search::Run() {
   summary.fork_server = execution_.fork_server != nullptr;
   summary.forked = backend_.Forked();
   summary.visibility = backend_.Visibility().Summarize(settings_.sync_points, options_.focus);
+  if (!backend_.ReferenceProblem().empty()) {
+    summary.visibility.blind_spots.push_back("--same-output judged nothing: " + backend_.ReferenceProblem());
+  }
   if (execution_.fork_server) summary.fork_server_unused = execution_.fork_server->Unused();
   summary.stop_signal = supervisor::PendingStopSignal();
   summary.interrupted = summary.stop_signal != 0;
@@ -317,7 +346,8 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
       "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
       "thread spinning without yielding, an execution over --execution-timeout, or output the "
-      "oracles reject (--fail-on-output, --expect-stdout: `wrong-output`) is a bug: the "
+      "oracles reject (--fail-on-output, --expect-stdout, --same-output: `wrong-output`; --check: "
+      "`check-failed`) is a bug: the "
       "search stops at the first (unless --keep-going), saves it as a trace in --out, and prints "
       "the one command that replays it. Exit status: 0 no bug within the bounds, 1 bug found, "
       "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
@@ -421,6 +451,27 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "(at most 1 MiB; the trace keeps the bytes, and replay judges with them)")
       ->type_name("FILE")
       ->check(CLI::ExistingFile);
+  CLI::Option* same_output = explore->add_flag(
+      "--same-output", options.same_output,
+      "An execution that exits as --expect-exit says but whose stdout, or any --output-file, differs from the "
+      "first, non-preemptive execution's is a bug: `wrong-output`, its report quoting the first line that "
+      "differs. For a program whose wrong result is printed or written, not asserted (a missing barrier that "
+      "changes a sum). The reference is pb's first execution; other strategies run it once first, uncounted. "
+      "The trace keeps the reference's bytes, and replay judges with them");
+  explore->add_option("--output-file", options.output_files,
+                      "With --same-output: a file every execution must leave as the reference did (or not leave, "
+                      "if it did not), read where the execution wrote it — its private /tmp and working directory "
+                      "included (at most 1 MiB each). Repeat for more files")
+      ->type_name("PATH")
+      ->needs(same_output);
+  same_output->excludes("--expect-stdout");
+  explore->add_option("--check", options.check_command,
+                      "After an execution that exits as --expect-exit says, run CMD with /bin/sh, natively and "
+                      "untraced, in the execution's world: its working directory and its private /tmp, as it left "
+                      "them. A non-zero exit is a bug: `check-failed`, its report quoting what CMD printed. For "
+                      "state no output shows: --check 'cmp out.db expected.db', --check './verify /tmp/queue'. "
+                      "The trace keeps CMD, and replay runs it the same way")
+      ->type_name("CMD");
   explore->add_option("--focus", options.focus,
                       "Search the threads of NAME only (repeat for more programs): a process is NAME's when "
                       "the file it exec'd or its executable is called NAME (python3 for a script run by "
@@ -462,9 +513,9 @@ int ExploreCommand(const ExploreOptions& options) {
       return kExitError;
     }
   }
-  Result<search::OutputOracle> oracle = MakeOracle(options);
-  if (!oracle) {
-    messages.Say(oracle.error());
+  Result<OracleJudge> judge = MakeJudge(options, settings);
+  if (!judge) {
+    messages.Say(judge.error());
     return kExitError;
   }
   // A search must never wait forever on the outside world: such an execution is a `hang`.
@@ -509,7 +560,7 @@ int ExploreCommand(const ExploreOptions& options) {
     settings.atomic_points = learning.Plan();
     atomics = learning.Seen();
   }
-  return Search(options, std::move(settings), execution, messages, atomics, std::move(*oracle)).Run();
+  return Search(options, std::move(settings), execution, messages, atomics, std::move(*judge)).Run();
 }
 
 }  // namespace chess::cli

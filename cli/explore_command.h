@@ -30,6 +30,9 @@ struct ExploreOptions {
   int expect_exit = 0;
   std::optional<std::string> fail_on_output;  // --fail-on-output REGEX
   std::string expect_stdout_path;             // --expect-stdout FILE
+  bool same_output = false;                   // --same-output
+  std::vector<std::string> output_files;      // --output-file PATH…
+  std::optional<std::string> check_command;   // --check CMD
   bool keep_going = false;
   std::string out_dir = "chess-trace-out";
   std::string report_path;

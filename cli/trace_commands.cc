@@ -12,7 +12,7 @@
 #include "cli/refusals.h"
 #include "cli/report.h"
 #include "cli/trace_recording.h"
-#include "cli/explore_backend.h"
+#include "cli/oracle_judge.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/world/descriptor_stand_ins.h"
@@ -209,7 +209,7 @@ int ReplayCommand(const ReplayOptions& options) {
   // stand-in reaches the user's own as it runs.
   // A trace judged by an output oracle: the program writes to files, as explore's executions did,
   // and what it wrote is judged the same way, then shown once it has ended.
-  std::optional<search::OutputOracle> oracle;
+  std::optional<OracleJudge> oracle;
   supervisor::OutputCapture capture;
   if (trace->oracle) {
     auto made = search::OutputOracle::Make(trace->oracle->output);
@@ -217,7 +217,12 @@ int ReplayCommand(const ReplayOptions& options) {
       messages.Say(options.trace_path + ": " + made.error());
       return kExitError;
     }
-    oracle = std::move(*made);
+    OracleWorld world;
+    world.cwd = settings.cwd.empty() ? CurrentDirectory() : settings.cwd;
+    world.check_env = OwnEnvironment();
+    world.expect_exit = static_cast<int>(trace->oracle->expect_exit);
+    oracle.emplace(std::move(*made), std::move(world), false, std::vector<std::string>{});
+    execution.options.inspect_world = oracle->Inspector();
     if (auto begun = capture.Begin(); !begun) {
       messages.Say(begun.error());
       return kExitError;
@@ -255,7 +260,7 @@ int ReplayCommand(const ReplayOptions& options) {
     // As explore judged it: the recorded --expect-exit makes the exit `ok`, then the oracle.
     const bool expected_exit = (result.outcome == search::Outcome::kOk || result.outcome == search::Outcome::kExitStatus) &&
                                result.exit_status == trace->oracle->expect_exit;
-    if (expected_exit) result.outcome = JudgeOutput(*oracle, search::Outcome::kOk, output, &result.message);
+    if (expected_exit) result.outcome = oracle->Judge(search::Outcome::kOk, result, output, &result.message);
   }
   const std::string kinds = KindsNote(options.trace_path, *trace, result, stand_ins);
   if (result.handed_over) {

@@ -6,7 +6,7 @@
 namespace chess::search {
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 14> kNames = {{
+constexpr std::array<std::pair<Outcome, std::string_view>, 15> kNames = {{
     {Outcome::kOk, "ok"},
     {Outcome::kExitStatus, "exit-status"},
     {Outcome::kSignal, "signal"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 14> kNames = {{
     {Outcome::kError, "error"},
     {Outcome::kUnsupported, "unsupported"},
     {Outcome::kWrongOutput, "wrong-output"},
+    {Outcome::kCheckFailed, "check-failed"},
 }};
 
 }  // namespace
@@ -49,6 +50,7 @@ bool IsBug(Outcome outcome) {
     case Outcome::kGoodSamaritan:
     case Outcome::kTimeout:
     case Outcome::kWrongOutput:
+    case Outcome::kCheckFailed:
       return true;
     default:
       return false;

@@ -44,7 +44,8 @@ Result<OutputOracle> OutputOracle::Make(OutputOracleSpec spec) {
   return oracle;
 }
 
-std::optional<std::string> OutputOracle::Judge(std::string_view out, std::string_view err) const {
+std::optional<std::string> OutputOracle::Judge(std::string_view out, std::string_view err,
+                                               const std::vector<std::optional<std::string>>& files) const {
   if (regex_) {
     std::string found;
     size_t matches = 0;
@@ -65,26 +66,48 @@ std::optional<std::string> OutputOracle::Judge(std::string_view out, std::string
   }
   if (spec_.expected_stdout) {
     const std::string name = spec_.expected_stdout_name.empty() ? "the expected stdout" : spec_.expected_stdout_name;
-    if (auto difference = FirstDifference(*spec_.expected_stdout, out, name)) {
-      return "stdout is not --expect-stdout's: " + *difference;
+    if (auto difference = FirstDifference(*spec_.expected_stdout, out)) {
+      return "stdout differs from " + name + " " + *difference;
+    }
+  }
+  for (size_t i = 0; i < spec_.expected_files.size(); ++i) {
+    const ExpectedFile& expected = spec_.expected_files[i];
+    const std::optional<std::string> actual = i < files.size() ? files[i] : std::nullopt;
+    if (expected.content.has_value() != actual.has_value()) {
+      return expected.content ? expected.path + " is missing; the reference execution wrote it"
+                              : expected.path + " was written; the reference execution left none";
+    }
+    if (!actual) continue;
+    if (auto difference = FirstDifference(*expected.content, *actual)) {
+      return expected.path + " differs from the reference execution's " + *difference;
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> FirstDifference(std::string_view expected, std::string_view actual, const std::string& name) {
+std::optional<std::string> OutputOracle::JudgeCheck(int status, bool timed_out, std::string_view output) const {
+  if (!spec_.check_command || (status == 0 && !timed_out)) return std::nullopt;
+  std::string message = "--check '" + *spec_.check_command + "' " +
+                        (timed_out ? std::string("ran out of time") : "exited " + std::to_string(status));
+  const std::vector<std::string_view> lines = Lines(output);
+  for (size_t i = 0; i < lines.size() && i < kQuotedLines; ++i) message += (i == 0 ? ": " : "; ") + Quote(lines[i]);
+  if (lines.size() > kQuotedLines) message += " (and " + std::to_string(lines.size() - kQuotedLines) + " more lines)";
+  return message;
+}
+
+std::optional<std::string> FirstDifference(std::string_view expected, std::string_view actual) {
   if (expected == actual) return std::nullopt;
   const std::vector<std::string_view> want = Lines(expected);
   const std::vector<std::string_view> got = Lines(actual);
   for (size_t i = 0; i < want.size() || i < got.size(); ++i) {
-    const std::string at = "line " + std::to_string(i + 1) + ": ";
-    if (i >= got.size()) return at + name + " has " + Quote(want[i]) + ", the output ends before it";
-    if (i >= want.size()) return at + "the output has " + Quote(got[i]) + ", " + name + " ends before it";
-    if (want[i] != got[i]) return at + name + " has " + Quote(want[i]) + ", the output " + Quote(got[i]);
+    const std::string at = "at line " + std::to_string(i + 1) + ": ";
+    if (i >= got.size()) return at + Quote(want[i]) + " expected, the output ends before it";
+    if (i >= want.size()) return at + Quote(got[i]) + " written, past the end of what was expected";
+    if (want[i] != got[i]) return at + Quote(want[i]) + " expected, " + Quote(got[i]) + " written";
   }
   // The same lines: they differ in the final newline.
-  return std::string(expected.ends_with('\n') ? name + " ends with a newline, the output does not"
-                                              : "the output ends with a newline, " + name + " does not");
+  return std::string(expected.ends_with('\n') ? "at the end: a final newline expected, none written"
+                                              : "at the end: a final newline written, none expected");
 }
 
 }  // namespace chess::search

@@ -57,6 +57,8 @@ enum class RecordType : uint8_t {
   kOracle = 14,        // how the output was judged: --expect-exit, --fail-on-output, --expect-stdout
 };
 inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kOracle);
+// The most files an oracle record may hold (--output-file).
+inline constexpr size_t kMaxOracleFiles = 64;
 // The longest name an object-name record may hold (a demangled C++ name and its module).
 inline constexpr size_t kMaxObjectName = 4096;
 // The longest module path an atomic site may name, and the most sites a record may hold.

@@ -232,9 +232,15 @@ std::string RenderText(const Trace& trace) {
     out << "\n  output judged (expect exit " << trace.oracle->expect_exit << ")";
     if (output.fail_on_output) out << ": no line may match --fail-on-output '" << *output.fail_on_output << "'";
     if (output.expected_stdout) {
-      out << (output.fail_on_output ? ";" : ":") << " stdout must be " << output.expected_stdout_name << "'s "
-          << output.expected_stdout->size() << " bytes (--expect-stdout)";
+      out << (output.fail_on_output ? ";" : ":") << " stdout must be " << output.expected_stdout_name << ", "
+          << output.expected_stdout->size() << " bytes";
     }
+    for (const search::ExpectedFile& file : output.expected_files) {
+      out << "; " << file.path << " must "
+          << (file.content ? "hold the reference's " + std::to_string(file.content->size()) + " bytes"
+                           : std::string("not be written"));
+    }
+    if (output.check_command) out << "; --check '" << *output.check_command << "' must exit 0";
   }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
@@ -332,7 +338,14 @@ std::string RenderJson(const Trace& trace) {
     out << "{\"expect_exit\": " << trace.oracle->expect_exit << ", \"fail_on_output\": "
         << (output.fail_on_output ? Quoted(*output.fail_on_output) : "null") << ", \"expected_stdout\": "
         << (output.expected_stdout ? Quoted(*output.expected_stdout) : "null")
-        << ", \"expected_stdout_name\": " << Quoted(output.expected_stdout_name) << "}";
+        << ", \"expected_stdout_name\": " << Quoted(output.expected_stdout_name) << ", \"check\": "
+        << (output.check_command ? Quoted(*output.check_command) : "null") << ", \"expected_files\": [";
+    for (size_t i = 0; i < output.expected_files.size(); ++i) {
+      const search::ExpectedFile& file = output.expected_files[i];
+      out << (i ? ", " : "") << "{\"path\": " << Quoted(file.path) << ", \"content\": "
+          << (file.content ? Quoted(*file.content) : "null") << "}";
+    }
+    out << "]}";
   } else {
     out << "null";
   }

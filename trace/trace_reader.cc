@@ -166,16 +166,30 @@ class Decoder {
     std::string regex = in.String(kMaxString);
     std::string expected = in.String(kMaxString);
     oracle.output.expected_stdout_name = in.String(kMaxString);
+    std::string check = in.String(kMaxString);
+    const uint64_t files = in.Varint();
     if (!in.ok()) return {};  // the caller names the malformed record
-    if (flags == 0 || flags > 3) return Damaged("an oracle record with unknown flags");
+    if (files > kMaxOracleFiles) return Damaged("an oracle record with " + std::to_string(files) + " files");
+    for (uint64_t i = 0; i < files && in.ok(); ++i) {
+      search::ExpectedFile file;
+      file.path = in.String(kMaxString);
+      const uint8_t present = in.U8();
+      std::string content = in.String(kMaxString);
+      if (present > 1) return Damaged("an oracle record's file with unknown flags");
+      if (present) file.content = std::move(content);
+      oracle.output.expected_files.push_back(std::move(file));
+    }
+    if (!in.ok()) return {};
+    if (flags > 7 || (flags == 0 && files == 0)) return Damaged("an oracle record with unknown flags");
     if (oracle.expect_exit < 0 || oracle.expect_exit > 255) return Damaged("an oracle record expecting exit " + std::to_string(oracle.expect_exit));
     if (flags & 1) {
-      if (auto compiled = search::OutputOracle::Make({regex, std::nullopt, ""}); !compiled) {
+      if (auto compiled = search::OutputOracle::Make({regex, std::nullopt, "", {}, std::nullopt}); !compiled) {
         return Damaged("an oracle record with a bad regex");
       }
       oracle.output.fail_on_output = std::move(regex);
     }
     if (flags & 2) oracle.output.expected_stdout = std::move(expected);
+    if (flags & 4) oracle.output.check_command = std::move(check);
     trace_.oracle = std::move(oracle);
     return {};
   }

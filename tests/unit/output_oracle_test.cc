@@ -63,15 +63,42 @@ TEST(OutputOracle, ExpectedStdoutQuotesTheFirstDifferingLine) {
   EXPECT_FALSE(oracle->Judge("sum 10\nsum 20\n", "noise on stderr\n").has_value());
   const auto verdict = oracle->Judge("sum 10\nsum 19\n", "");
   ASSERT_TRUE(verdict.has_value());
-  EXPECT_NE(verdict->find("line 2: want.txt has `sum 20`, the output `sum 19`"), std::string::npos) << *verdict;
+  EXPECT_EQ(*verdict, "stdout differs from want.txt at line 2: `sum 20` expected, `sum 19` written");
 }
 
 TEST(OutputOracle, FirstDifferenceSeesShortOutputsAndTheLastNewline) {
-  EXPECT_FALSE(FirstDifference("a\nb\n", "a\nb\n", "f").has_value());
-  EXPECT_NE(FirstDifference("a\nb\n", "a\n", "f")->find("line 2: f has `b`, the output ends before it"), std::string::npos);
-  EXPECT_NE(FirstDifference("a\n", "a\nc\n", "f")->find("line 2: the output has `c`, f ends before it"), std::string::npos);
-  EXPECT_NE(FirstDifference("a\n", "a", "f")->find("f ends with a newline"), std::string::npos);
-  EXPECT_NE(FirstDifference("a", "a\n", "f")->find("the output ends with a newline"), std::string::npos);
+  EXPECT_FALSE(FirstDifference("a\nb\n", "a\nb\n").has_value());
+  EXPECT_EQ(*FirstDifference("a\nb\n", "a\n"), "at line 2: `b` expected, the output ends before it");
+  EXPECT_EQ(*FirstDifference("a\n", "a\nc\n"), "at line 2: `c` written, past the end of what was expected");
+  EXPECT_EQ(*FirstDifference("a\n", "a"), "at the end: a final newline expected, none written");
+  EXPECT_EQ(*FirstDifference("a", "a\n"), "at the end: a final newline written, none expected");
+}
+
+// --same-output's files: each must hold the reference's bytes, or be missing where it was.
+TEST(OutputOracle, ExpectedFilesMustBeAsTheReferenceLeftThem) {
+  OutputOracleSpec spec;
+  spec.expected_files = {{"out/sum.txt", "sum 30\n"}, {"/tmp/never", std::nullopt}};
+  auto oracle = OutputOracle::Make(spec);
+  ASSERT_TRUE(oracle.ok());
+  EXPECT_FALSE(oracle->Judge("", "", {"sum 30\n", std::nullopt}).has_value());
+  EXPECT_EQ(*oracle->Judge("", "", {"sum 29\n", std::nullopt}),
+            "out/sum.txt differs from the reference execution's at line 1: `sum 30` expected, `sum 29` written");
+  EXPECT_EQ(*oracle->Judge("", "", {std::nullopt, std::nullopt}),
+            "out/sum.txt is missing; the reference execution wrote it");
+  EXPECT_EQ(*oracle->Judge("", "", {"sum 30\n", ""}), "/tmp/never was written; the reference execution left none");
+}
+
+// --check: a non-zero status or a timeout is a failure, quoting what the command printed.
+TEST(OutputOracle, CheckQuotesItsStatusAndFirstLines) {
+  OutputOracleSpec spec;
+  spec.check_command = "./verify";
+  auto oracle = OutputOracle::Make(spec);
+  ASSERT_TRUE(oracle.ok());
+  EXPECT_FALSE(oracle->JudgeCheck(0, false, "all good\n").has_value());
+  EXPECT_EQ(*oracle->JudgeCheck(3, false, "row 7 lost\nrow 9 lost\n"),
+            "--check './verify' exited 3: `row 7 lost`; `row 9 lost`");
+  EXPECT_EQ(*oracle->JudgeCheck(137, true, ""), "--check './verify' ran out of time");
+  EXPECT_FALSE(OutputOracle::Make({})->JudgeCheck(1, false, "").has_value()) << "no --check, nothing to judge";
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 /* printed_balance_buggy: the atomicity violation of atomicity_buggy.c, in a program that reports
  * its failure only in its output: it prints the balance, and an ERROR line when the balance is
- * wrong, and exits 0 either way. Judged by its exit status it never fails; an output oracle
- * finds it (--fail-on-output ERROR, or --expect-stdout printed_balance.expected).
+ * wrong, and exits 0 either way. Judged by its exit status it never fails; each output oracle
+ * finds it: --fail-on-output ERROR, --expect-stdout printed_balance.expected, --same-output. Given
+ * a path, it writes the balance to that file instead: --same-output --output-file PATH, and
+ * --check 'grep -qx "balance 120" PATH' find it there.
  *
  * Bug: deposit and withdraw each read the balance in one critical section and write the new
  * value back in a second one. Schedule that exposes it (1 preemption): a worker is preempted at
@@ -42,14 +44,18 @@ static void* withdraw(void* arg) {
   return arg;
 }
 
-int main(void) {
+int main(int argc, char** argv) {
   pthread_t depositor, withdrawer;
   pthread_create(&depositor, NULL, deposit, NULL);
   pthread_create(&withdrawer, NULL, withdraw, NULL);
   pthread_join(depositor, NULL);
   pthread_join(withdrawer, NULL);
   const long expected = kInitialBalance + kDeposit - kWithdrawal;
-  printf("balance %ld\n", balance);
+  /* With a path: the balance goes to that file (the --output-file and --check oracles). */
+  FILE* out = argc > 1 ? fopen(argv[1], "w") : stdout;
+  if (out == NULL) return 2;
+  fprintf(out, "balance %ld\n", balance);
+  if (out != stdout) fclose(out);
   if (balance != expected) fprintf(stderr, "ERROR: lost an update: balance %ld, expected %ld\n", balance, expected);
   return 0;
 }
