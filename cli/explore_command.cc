@@ -442,7 +442,11 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
             search::OutputOracleSpec spec;
             spec.fail_on_output = regex;
             auto oracle = search::OutputOracle::Make(spec);
-            return oracle ? std::string() : oracle.error();
+            if (oracle) return std::string();
+            // CLI11 names the option itself.
+            const std::string prefix = "--fail-on-output ";
+            const std::string& error = oracle.error();
+            return error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error;
           },
           "REGEX"));
   explore->add_option("--expect-stdout", options.expect_stdout_path,
