@@ -11,6 +11,8 @@ int RunExitCode(const supervisor::ExecutionResult& result) {
   switch (result.outcome) {
     case Outcome::kOk:
     case Outcome::kExitStatus:
+    case Outcome::kWrongOutput:  // the program's own status: only an oracle found it wrong
+    case Outcome::kCheckFailed:
       return result.exit_status.value_or(0);
     case Outcome::kSignal:
       return 128 + result.signal.value_or(0);

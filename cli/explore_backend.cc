@@ -3,6 +3,8 @@
 #include <cstring>
 #include <vector>
 
+#include "search/non_preemptive_strategy.h"
+
 namespace chess::cli {
 namespace {
 
@@ -69,6 +71,33 @@ search::Outcome SupervisorBackend::Judge(const supervisor::ExecutionResult& resu
   return refusals_.Judge(result, judged, message);
 }
 
+search::Outcome SupervisorBackend::JudgeWithOracles(const supervisor::ExecutionResult& result,
+                                                    const supervisor::CapturedOutput& output,
+                                                    std::string* message) const {
+  return judge_.Judge(Judge(result, message), result, output, message);
+}
+
+Result<void> SupervisorBackend::RunReference() {
+  if (!capture_.Active()) {
+    if (auto begun = capture_.Begin(); !begun) return Error{begun.error()};
+  }
+  search::NonPreemptiveStrategy strategy;
+  supervisor::ExecutionResult result = cli::Execute(execution_, execution_.options, strategy, &isolated_);
+  const supervisor::CapturedOutput output = capture_.Take();
+  std::string message = result.message;
+  const search::Outcome outcome = Judge(result, &message);
+  if (outcome != search::Outcome::kOk) {
+    reference_problem_ = "the non-preemptive execution, --same-output's reference, ended " +
+                         std::string(search::OutcomeName(outcome)) + (message.empty() ? "" : " (" + message + ")");
+    return Error{reference_problem_};
+  }
+  if (auto taken = judge_.TakeReference(result, output); !taken) {
+    reference_problem_ = taken.error();
+    return taken;
+  }
+  return {};
+}
+
 search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) {
   ++executions_;
   search::ExecutionSummary summary;
@@ -91,6 +120,18 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.message = result.message;
   summary.outcome = Judge(result, &summary.message);
+  // --same-output: the first, non-preemptive execution is the reference the others must equal.
+  if (reference_from_first_ && executions_ == 1 && judge_.AwaitingReference()) {
+    if (summary.outcome != search::Outcome::kOk) {
+      reference_problem_ = "the first, non-preemptive execution, --same-output's reference, ended " +
+                           std::string(search::OutcomeName(summary.outcome));
+    } else if (auto taken = judge_.TakeReference(result, output); !taken) {
+      reference_problem_ = taken.error();
+      summary.outcome = search::Outcome::kError;
+      summary.message = taken.error();
+    }
+  }
+  summary.outcome = judge_.Judge(summary.outcome, result, output, &summary.message);
   refusals_.Learn(result, summary.outcome);
   summary.names = std::move(result.names);
   if (summary.outcome == search::Outcome::kDivergence) summary.threads = StoppedThreads(result);
@@ -100,6 +141,10 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   if (!search::IsBug(summary.outcome)) return summary;
   summary.signature = BugSignature(result, summary.outcome);
+  // Wrong output is told apart by what was wrong: the lines the verdict quotes.
+  if (summary.outcome == search::Outcome::kWrongOutput || summary.outcome == search::Outcome::kCheckFailed) {
+    summary.signature += "\n" + summary.message;
+  }
   summary.details = BugRun{std::move(result), OutputTail(output, 20)};
   return summary;
 }

@@ -11,6 +11,7 @@
 #include "cli/refusals.h"
 #include "cli/visibility.h"
 #include "search/explorer.h"
+#include "cli/oracle_judge.h"
 #include "search/recording_strategy.h"
 #include "supervisor/world/output_capture.h"
 
@@ -26,14 +27,27 @@ BugRun TakeBugRun(search::ExecutionSummary& summary);
 
 class SupervisorBackend final : public search::ExecutionBackend {
  public:
-  // `expect_exit`: the root's exit status that means success (--expect-exit).
-  SupervisorBackend(PreparedExecution& execution, int expect_exit) : execution_(execution), expect_exit_(expect_exit) {}
+  // `expect_exit`: the root's exit status that means success (--expect-exit); `judge`: what an
+  // execution that exits so must (not) have written or left (docs/oracles.md).
+  SupervisorBackend(PreparedExecution& execution, int expect_exit, OracleJudge judge = {})
+      : execution_(execution), expect_exit_(expect_exit), judge_(std::move(judge)) {}
 
   search::ExecutionSummary Execute(search::Strategy& strategy) override;
 
   // The outcome as --expect-exit reads it; `unsupported` for a failure after a refused call the
   // search has not seen the program survive (then `*message` says so).
   search::Outcome Judge(const supervisor::ExecutionResult& result, std::string* message = nullptr) const;
+  // Judge, and then an `ok` execution by the oracles: `wrong-output` or `check-failed` when one
+  // rejects it (then `*message` quotes the lines).
+  search::Outcome JudgeWithOracles(const supervisor::ExecutionResult& result, const supervisor::CapturedOutput& output,
+                                   std::string* message = nullptr) const;
+  const OracleJudge& Oracles() const { return judge_; }
+  // --same-output's reference. The search's first execution gives it when that is the
+  // non-preemptive one (pb); otherwise RunReference runs one, uncounted, first. The error says
+  // why there is none (the non-preemptive execution fails, or its files cannot be read).
+  void ReferenceFromFirstExecution() { reference_from_first_ = true; }
+  Result<void> RunReference();
+  const std::string& ReferenceProblem() const { return reference_problem_; }
   // The execution a stop signal (Ctrl-C) cut short: its number and the decisions it had taken.
   struct InterruptedRun {
     uint64_t execution = 0;
@@ -59,6 +73,9 @@ class SupervisorBackend final : public search::ExecutionBackend {
  private:
   PreparedExecution& execution_;
   int expect_exit_;
+  OracleJudge judge_;
+  bool reference_from_first_ = false;
+  std::string reference_problem_;  // why --same-output has no reference
   RefusalJudge refusals_;
   VisibilityTally visibility_;
   uint64_t executions_ = 0;

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "cli/atomic_point_learning.h"
 #include "cli/command_line.h"
@@ -18,6 +20,8 @@
 #include "cli/report.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
+#include "cli/oracle_judge.h"
+#include "search/output_oracle.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/ptrace/event_waiter.h"
@@ -55,14 +59,46 @@ search::LivenessLimits Liveness(const ExploreOptions& options) {
   return limits;
 }
 
+// The oracles beyond the exit status, ready to judge; the error says what is wrong with them.
+Result<OracleJudge> MakeJudge(const ExploreOptions& options, const ExecutionSettings& settings) {
+  search::OutputOracleSpec spec;
+  spec.fail_on_output = options.fail_on_output;
+  spec.check_command = options.check_command;
+  if (spec.check_command && spec.check_command->empty()) return Error{"--check: the command is empty"};
+  if (!options.output_files.empty() && !options.same_output) {
+    return Error{"--output-file needs --same-output: it names the files every execution must leave as the first did"};
+  }
+  if (!options.expect_stdout_path.empty()) {
+    std::ifstream file(options.expect_stdout_path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (!file.good() && !file.eof()) return Error{"--expect-stdout " + options.expect_stdout_path + ": cannot read it"};
+    if (bytes.size() > trace::kMaxRecordString) {
+      return Error{"--expect-stdout " + options.expect_stdout_path + ": " + std::to_string(bytes.size()) +
+                   " bytes, more than the 1 MiB a trace can keep"};
+    }
+    spec.expected_stdout = std::move(bytes);
+    spec.expected_stdout_name = options.expect_stdout_path;
+  }
+  auto oracle = search::OutputOracle::Make(std::move(spec));
+  if (!oracle) return Error{oracle.error()};
+  OracleWorld world;
+  world.cwd = settings.cwd.empty() ? CurrentDirectory() : settings.cwd;
+  world.check_env = OwnEnvironment();
+  world.check_timeout = std::chrono::milliseconds(static_cast<int64_t>(options.execution_timeout_seconds * 1000));
+  world.expect_exit = options.expect_exit;
+  return OracleJudge(std::move(*oracle), std::move(world), options.same_output, options.output_files);
+}
+
 class Search {
  public:
   // `atomics`: the atomic points every execution has, as they were learned (--sync-points atomics).
   Search(const ExploreOptions& options, ExecutionSettings settings, PreparedExecution& execution, Messages& messages,
-         const std::optional<AtomicPointsSeen>& atomics)
+         const std::optional<AtomicPointsSeen>& atomics, OracleJudge judge)
       : options_(options), settings_(std::move(settings)), execution_(execution), messages_(messages),
-        backend_(execution, options.expect_exit), atomics_(atomics) {
+        backend_(execution, options.expect_exit, std::move(judge)), atomics_(atomics) {
     if (atomics) backend_.UseAtomicPoints(*atomics);
+    // The oracles that look at what an execution left do it before the next one starts.
+    execution_.options.inspect_world = backend_.Oracles().Inspector();
   }
 
   int Run();
@@ -73,6 +109,7 @@ class Search {
   struct RecordedRun {
     std::string path;
     supervisor::ExecutionResult result;
+    supervisor::CapturedOutput output;
   };
   // Runs `recording`'s schedule with `options`, its output captured, into a new trace in --out
   // named for `outcome` and `execution`; the error says why it could not run.
@@ -113,7 +150,7 @@ Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, searc
   supervisor::OutputCapture capture;
   if (auto begun = capture.Begin(); !begun) return Error{begun.error()};
   run.result = recording.Run(execution_, options);
-  capture.End();
+  run.output = capture.End();
   return run;
 }
 
@@ -123,14 +160,22 @@ void Search::SaveTrace(ReportedBug& bug) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
   }
   TraceRecording recording(replay);
+  if (backend_.Oracles().Any()) recording.SetOracle({options_.expect_exit, backend_.Oracles().Oracle().Spec()});
   supervisor::SupervisorOptions options = execution_.options;
   options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
-  const Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
+  Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
   if (!run) {
     bug.trace_problem = "the trace was not saved: " + run.error();
     return;
   }
-  const supervisor::ExecutionResult& result = run->result;
+  supervisor::ExecutionResult& result = run->result;
+  // The trace's outcome is the oracle's verdict, as the search judged the execution.
+  std::string verdict;
+  const search::Outcome replayed = backend_.JudgeWithOracles(result, run->output, &verdict);
+  if (replayed == search::Outcome::kWrongOutput || replayed == search::Outcome::kCheckFailed) {
+    result.outcome = replayed;
+    result.message = verdict;
+  }
   bug.preemption_stacks = result.decision_stacks;
   bug.object_names = recording.ObjectNames();
   bug.instruction_names = result.atomics.instruction_names;
@@ -141,7 +186,6 @@ void Search::SaveTrace(ReportedBug& bug) {
     return;
   }
   bug.trace_path = run->path;
-  const search::Outcome replayed = backend_.Judge(result);
   if (replayed != bug.found.summary.outcome) {
     bug.trace_problem = "recording the trace, the schedule ended " + std::string(search::OutcomeName(replayed)) +
                         (result.message.empty() ? "" : " (" + result.message + ")") +
@@ -230,6 +274,17 @@ int Search::Run() {
     if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
     bugs_.push_back(std::move(bug));
   };
+  // --same-output's reference: pb's first execution is the non-preemptive one; any other
+  // strategy gets one run first, uncounted.
+  if (backend_.Oracles().AwaitingReference()) {
+    if (options_.strategy == search::StrategyKind::kPb) {
+      backend_.ReferenceFromFirstExecution();
+    } else if (auto taken = backend_.RunReference(); !taken) {
+      backend_.EndCapture();
+      messages_.Say("--same-output: " + taken.error() + "; run with --strategy pb to search from it");
+      return kExitError;
+    }
+  }
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
   backend_.EndCapture();
@@ -245,6 +300,9 @@ int Search::Run() {
   summary.fork_server = execution_.fork_server != nullptr;
   summary.forked = backend_.Forked();
   summary.visibility = backend_.Visibility().Summarize(settings_.sync_points, options_.focus);
+  if (!backend_.ReferenceProblem().empty()) {
+    summary.visibility.blind_spots.push_back("--same-output judged nothing: " + backend_.ReferenceProblem());
+  }
   if (execution_.fork_server) summary.fork_server_unused = execution_.fork_server->Unused();
   summary.stop_signal = supervisor::PendingStopSignal();
   summary.interrupted = summary.stop_signal != 0;
@@ -287,7 +345,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "execution, which reports each data race it sees; --sync-points). Each execution starts from the same "
       "world (the same stdin bytes, seed, environment, a private /tmp) and its output is "
       "captured. A failing exit status, a fatal signal (an assertion), a deadlock, a livelock, a "
-      "thread spinning without yielding or an execution over --execution-timeout is a bug: the "
+      "thread spinning without yielding, an execution over --execution-timeout, or output the "
+      "oracles reject (--fail-on-output, --expect-stdout, --same-output: `wrong-output`; --check: "
+      "`check-failed`) is a bug: the "
       "search stops at the first (unless --keep-going), saves it as a trace in --out, and prints "
       "the one command that replays it. Exit status: 0 no bug within the bounds, 1 bug found, "
       "125 error, 126/127 the program cannot be executed / found, 130, 143 or 129 interrupted by "
@@ -370,6 +430,52 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("N")
       ->check(WholeNumber(0, 255))
       ->capture_default_str();
+  explore->add_option("--fail-on-output", options.fail_on_output,
+                      "An execution that exits as --expect-exit says but has a line of stdout or stderr matching "
+                      "REGEX (ECMAScript, searched within each line) is a bug: `wrong-output`, its report quoting "
+                      "the lines. For a program that prints its failures instead of exiting with them: "
+                      "--fail-on-output ERROR, --fail-on-output '^(FAIL|WARNING: ThreadSanitizer)'. The trace "
+                      "keeps REGEX, and replay judges with it")
+      ->type_name("REGEX")
+      ->check(CLI::Validator(
+          [](std::string& regex) {
+            search::OutputOracleSpec spec;
+            spec.fail_on_output = regex;
+            auto oracle = search::OutputOracle::Make(spec);
+            if (oracle) return std::string();
+            // CLI11 names the option itself.
+            const std::string prefix = "--fail-on-output ";
+            const std::string& error = oracle.error();
+            return error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error;
+          },
+          "REGEX"));
+  explore->add_option("--expect-stdout", options.expect_stdout_path,
+                      "An execution that exits as --expect-exit says but whose stdout is not FILE's contents, "
+                      "byte for byte, is a bug: `wrong-output`, its report quoting the first line that differs "
+                      "(at most 1 MiB; the trace keeps the bytes, and replay judges with them)")
+      ->type_name("FILE")
+      ->check(CLI::ExistingFile);
+  CLI::Option* same_output = explore->add_flag(
+      "--same-output", options.same_output,
+      "An execution that exits as --expect-exit says but whose stdout, or any --output-file, differs from the "
+      "first, non-preemptive execution's is a bug: `wrong-output`, its report quoting the first line that "
+      "differs. For a program whose wrong result is printed or written, not asserted (a missing barrier that "
+      "changes a sum). The reference is pb's first execution; other strategies run it once first, uncounted. "
+      "The trace keeps the reference's bytes, and replay judges with them");
+  explore->add_option("--output-file", options.output_files,
+                      "With --same-output: a file every execution must leave as the reference did (or not leave, "
+                      "if it did not), read where the execution wrote it — its private /tmp and working directory "
+                      "included (at most 1 MiB each). Repeat for more files")
+      ->type_name("PATH")
+      ->needs(same_output);
+  same_output->excludes("--expect-stdout");
+  explore->add_option("--check", options.check_command,
+                      "After an execution that exits as --expect-exit says, run CMD with /bin/sh, natively and "
+                      "untraced, in the execution's world: its working directory and its private /tmp, as it left "
+                      "them. A non-zero exit is a bug: `check-failed`, its report quoting what CMD printed. For "
+                      "state no output shows: --check 'cmp out.db expected.db', --check './verify /tmp/queue'. "
+                      "The trace keeps CMD, and replay runs it the same way")
+      ->type_name("CMD");
   explore->add_option("--focus", options.focus,
                       "Search the threads of NAME only (repeat for more programs): a process is NAME's when "
                       "the file it exec'd or its executable is called NAME (python3 for a script run by "
@@ -410,6 +516,11 @@ int ExploreCommand(const ExploreOptions& options) {
       messages.Say(checked.error());
       return kExitError;
     }
+  }
+  Result<OracleJudge> judge = MakeJudge(options, settings);
+  if (!judge) {
+    messages.Say(judge.error());
+    return kExitError;
   }
   // A search must never wait forever on the outside world: such an execution is a `hang`.
   if (!settings.external_wait_seconds) settings.external_wait_seconds = kExploreExternalWaitSeconds;
@@ -453,7 +564,7 @@ int ExploreCommand(const ExploreOptions& options) {
     settings.atomic_points = learning.Plan();
     atomics = learning.Seen();
   }
-  return Search(options, std::move(settings), execution, messages, atomics).Run();
+  return Search(options, std::move(settings), execution, messages, atomics, std::move(*judge)).Run();
 }
 
 }  // namespace chess::cli

@@ -28,6 +28,11 @@ struct ExploreOptions {
   uint64_t max_steps = 100'000;
   uint64_t max_atomic_points = 10'000;  // --sync-points atomics: points per execution
   int expect_exit = 0;
+  std::optional<std::string> fail_on_output;  // --fail-on-output REGEX
+  std::string expect_stdout_path;             // --expect-stdout FILE
+  bool same_output = false;                   // --same-output
+  std::vector<std::string> output_files;      // --output-file PATH…
+  std::optional<std::string> check_command;   // --check CMD
   bool keep_going = false;
   std::string out_dir = "chess-trace-out";
   std::string report_path;

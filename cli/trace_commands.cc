@@ -12,6 +12,7 @@
 #include "cli/refusals.h"
 #include "cli/report.h"
 #include "cli/trace_recording.h"
+#include "cli/oracle_judge.h"
 #include "search/replay_strategy.h"
 #include "seccomp/filter.h"
 #include "supervisor/world/descriptor_stand_ins.h"
@@ -206,6 +207,27 @@ int ReplayCommand(const ReplayOptions& options) {
   if (!ApplyStopAt(options.stop_at, *trace, execution.options, messages)) return kExitError;
   // The program gets descriptors 0-2 of the kinds it had when recorded; what it writes to a
   // stand-in reaches the user's own as it runs.
+  // A trace judged by an output oracle: the program writes to files, as explore's executions did,
+  // and what it wrote is judged the same way, then shown once it has ended.
+  std::optional<OracleJudge> oracle;
+  supervisor::OutputCapture capture;
+  if (trace->oracle) {
+    auto made = search::OutputOracle::Make(trace->oracle->output);
+    if (!made) {
+      messages.Say(options.trace_path + ": " + made.error());
+      return kExitError;
+    }
+    OracleWorld world;
+    world.cwd = settings.cwd.empty() ? CurrentDirectory() : settings.cwd;
+    world.check_env = OwnEnvironment();
+    world.expect_exit = static_cast<int>(trace->oracle->expect_exit);
+    oracle.emplace(std::move(*made), std::move(world), false, std::vector<std::string>{});
+    execution.options.inspect_world = oracle->Inspector();
+    if (auto begun = capture.Begin(); !begun) {
+      messages.Say(begun.error());
+      return kExitError;
+    }
+  }
   supervisor::DescriptorStandIns stand_ins;
   if (trace->standard_descriptors) {
     const bool input_apart = settings.input && (settings.input->kind == supervisor::CapturedInput::Kind::kPipe ||
@@ -231,6 +253,15 @@ int ReplayCommand(const ReplayOptions& options) {
   // All of the program's output is delivered before chess-trace says how the replay went.
   stand_ins.Finish([] { return supervisor::PendingStopSignal() != 0; },
                    result.stopped_by_signal != 0 || result.handed_over);
+  if (oracle) {
+    const supervisor::CapturedOutput output = capture.End();
+    (void)!write(STDOUT_FILENO, output.out.data(), output.out.size());
+    (void)!write(STDERR_FILENO, output.err.data(), output.err.size());
+    // As explore judged it: the recorded --expect-exit makes the exit `ok`, then the oracle.
+    const bool expected_exit = (result.outcome == search::Outcome::kOk || result.outcome == search::Outcome::kExitStatus) &&
+                               result.exit_status == trace->oracle->expect_exit;
+    if (expected_exit) result.outcome = oracle->Judge(search::Outcome::kOk, result, output, &result.message);
+  }
   const std::string kinds = KindsNote(options.trace_path, *trace, result, stand_ins);
   if (result.handed_over) {
     messages.Say("the tree was ended");

@@ -122,6 +122,7 @@ Result<void> TraceRecording::Finish(const supervisor::ExecutionResult& result, c
                                     const std::string& strategy) {
   writer_.WriteOptions(TraceOptions(settings, isolated_, strategy.empty() ? recorder_.Describe() : strategy));
   if (result.standard_descriptors) writer_.WriteStandardDescriptors(ToTrace(*result.standard_descriptors));
+  if (oracle_) writer_.WriteOracle(*oracle_);
   trace::Outcome outcome;
   outcome.outcome = result.outcome;
   if (result.exit_status) outcome.exit_status = *result.exit_status;

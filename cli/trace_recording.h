@@ -3,6 +3,7 @@
 // a Ctrl-C cut short).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "cli/execution.h"
@@ -31,6 +32,9 @@ class TraceRecording {
   // (default: the strategy's own).
   Result<void> Finish(const supervisor::ExecutionResult& result, const ExecutionSettings& settings,
                       const std::string& strategy = {});
+  // The oracle the execution's output is judged by, written by Finish (an oracle record) so that
+  // `replay` judges the same way.
+  void SetOracle(trace::Oracle oracle) { oracle_ = std::move(oracle); }
   // The variables the execution's sync operations worked on, as the trace names them.
   const trace::ObjectNames& ObjectNames() const { return recorder_.Names(); }
 
@@ -38,6 +42,7 @@ class TraceRecording {
   trace::TraceWriter writer_;
   trace::TraceRecorder recorder_;
   uint64_t isolated_ = 0;  // the --isolate word the run really had
+  std::optional<trace::Oracle> oracle_;
 };
 
 // What a trace keeps of the settings, and the settings a trace gives back: the one mapping

@@ -6,7 +6,7 @@
 namespace chess::search {
 namespace {
 
-constexpr std::array<std::pair<Outcome, std::string_view>, 13> kNames = {{
+constexpr std::array<std::pair<Outcome, std::string_view>, 15> kNames = {{
     {Outcome::kOk, "ok"},
     {Outcome::kExitStatus, "exit-status"},
     {Outcome::kSignal, "signal"},
@@ -20,6 +20,8 @@ constexpr std::array<std::pair<Outcome, std::string_view>, 13> kNames = {{
     {Outcome::kNone, "none"},
     {Outcome::kError, "error"},
     {Outcome::kUnsupported, "unsupported"},
+    {Outcome::kWrongOutput, "wrong-output"},
+    {Outcome::kCheckFailed, "check-failed"},
 }};
 
 }  // namespace
@@ -47,6 +49,8 @@ bool IsBug(Outcome outcome) {
     case Outcome::kLivelock:
     case Outcome::kGoodSamaritan:
     case Outcome::kTimeout:
+    case Outcome::kWrongOutput:
+    case Outcome::kCheckFailed:
       return true;
     default:
       return false;

@@ -21,7 +21,11 @@ enum class Outcome : uint8_t {
   kNone,           // explore found no bug within its bounds
   kError,          // chess-trace's own failure or bad usage
   kUnsupported,    // the program failed after chess-trace refused a call it cannot serialize
+  kWrongOutput,    // the root exited as expected, but its output or files were wrong (docs/oracles.md)
+  kCheckFailed,    // the root exited as expected, but --check's command exited non-zero
 };
+// The last outcome a trace may record.
+inline constexpr Outcome kLastOutcome = Outcome::kCheckFailed;
 
 // The spelling used in reports and in the "outcome" key of --report JSON.
 std::string_view OutcomeName(Outcome outcome);

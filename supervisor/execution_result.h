@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "search/outcome.h"
 #include "supervisor/report/backtrace.h"
 #include "supervisor/program_images.h"
+#include "supervisor/world/kept_namespace.h"
 #include "supervisor/world/standard_descriptors.h"
 
 namespace chess::supervisor {
@@ -79,6 +81,14 @@ struct RefusedCall {
   bool operator==(const RefusedCall&) const = default;
 };
 
+// What SupervisorOptions::inspect_world found the execution had left (docs/oracles.md): the files
+// --output-file names and what --check said.
+struct LeftBehind {
+  std::vector<std::optional<std::string>> files;  // each file's contents; empty: missing
+  std::optional<InsideResult> check;              // --check's status and output, when it ran
+  std::string error;                              // why it could not look
+};
+
 struct ExecutionResult {
   search::Outcome outcome = search::Outcome::kError;
   std::optional<int> exit_status;
@@ -108,6 +118,11 @@ struct ExecutionResult {
   // With atomic points (SupervisorOptions::atomic_points): what the execution planted, stopped
   // at and learned.
   search::AtomicPointCount atomics;
+  // The tree's mount namespace, held after the tree is gone (SupervisorOptions::
+  // keep_mount_namespace), for looking at what the execution left; null: the tree had none of
+  // its own, and what it left is where chess-trace sees it.
+  std::shared_ptr<const KeptMountNamespace> mount_namespace;
+  LeftBehind left_behind;
 };
 
 }  // namespace chess::supervisor

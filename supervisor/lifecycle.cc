@@ -480,6 +480,9 @@ void Supervisor::ReapWaiting() {
 
 void Supervisor::KillTree() {
   const bool keep_init = init_->Reusable();
+  // Before the init goes (and with it, without a descriptor, its mount namespace).
+  const bool inspect = options_.inspect_world && result_;
+  if (inspect && init_->Started()) result_->mount_namespace = KeptMountNamespace::Open(init_->InitPid());
   if (!keep_init) init_->Stop();  // the init of the tree's namespaces, and with it everything in them
   std::set<pid_t> unreaped;
   for (const auto& [tgid, process] : threads_.Processes()) {
@@ -514,6 +517,8 @@ void Supervisor::KillTree() {
         ptrace::Resume(event->tid);
       }
     }
+    // The tree is gone and the world is as it left it, until the init makes it ready again.
+    if (inspect) options_.inspect_world(*result_);
     if (init_->EmptyNamespace([this] { ReapWaiting(); })) return;
     init_->Stop();  // it could not: these namespaces go, and the next execution gets new ones
     give_up = clocks_.WallNow() + 5 * kNanosPerSecond;  // to reap what is left, the init too
@@ -522,13 +527,15 @@ void Supervisor::KillTree() {
     errno = 0;
     auto event = ptrace::WaitAny();  // the tick interrupts it
     if (!event) {
-      if (errno == ECHILD) return;  // nothing traced is left
+      if (errno == ECHILD) break;  // nothing traced is left
       continue;
     }
     if (event->kind != ptrace::StopKind::kExited && event->kind != ptrace::StopKind::kKilled) {
       ptrace::Resume(event->tid);
     }
   }
+  // Namespaces that go with the tree: their mount namespace is held by its descriptor.
+  if (inspect && !keep_init) options_.inspect_world(*result_);
 }
 
 }  // namespace chess::supervisor

@@ -13,6 +13,7 @@
 #include "search/atomic_points.h"
 #include "search/fnv1a.h"
 #include "search/outcome.h"
+#include "search/output_oracle.h"
 #include "search/replay_strategy.h"
 
 namespace chess::trace {
@@ -24,11 +25,14 @@ inline constexpr char kTrailerMagic[8] = {'C', 'H', 'E', 'S', 'S', 'E', 'N', 'D'
 // record, and decisions that name the instruction a thread stopped before. 4: race points — the
 // options' race_points byte, the race-sites record, and decisions at racy accesses. 1 to 3 are
 // still read; a reader of 3 refuses a 4 by its version rather than calling its new records damage.
-inline constexpr uint16_t kFormatVersion = 4;
+// 5: the oracle record (docs/oracles.md) and the wrong-output outcome.
+inline constexpr uint16_t kFormatVersion = 5;
 // The first format with atomic points.
 inline constexpr uint16_t kFirstAtomicFormat = 3;
 // The first format with race points.
 inline constexpr uint16_t kFirstRaceFormat = 4;
+// The first format with output oracles.
+inline constexpr uint16_t kFirstOracleFormat = 5;
 // The longest string a record may hold (an argument, a variable, a message, a report); the
 // reader refuses longer ones, and the writer cuts what it writes to fit.
 inline constexpr size_t kMaxRecordString = size_t{1} << 20;
@@ -50,8 +54,11 @@ enum class RecordType : uint8_t {
   kStandardDescriptors = 11,  // what the program's descriptors 0, 1 and 2 were: kinds, sharing, sizes
   kAtomicSites = 12,   // the atomic instructions a search made points, and its cap per execution
   kRaceSites = 13,     // the plain memory-access instructions a search found racing and made points
+  kOracle = 14,        // how the output was judged: --expect-exit, --fail-on-output, --expect-stdout
 };
-inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kRaceSites);
+inline constexpr uint8_t kLastRecordType = static_cast<uint8_t>(RecordType::kOracle);
+// The most files an oracle record may hold (--output-file).
+inline constexpr size_t kMaxOracleFiles = 64;
 // The longest name an object-name record may hold (a demangled C++ name and its module).
 inline constexpr size_t kMaxObjectName = 4096;
 // The longest module path an atomic site may name, and the most sites a record may hold.
@@ -156,6 +163,14 @@ struct Outcome {
   std::string report;  // every thread's state and stack at the end, as run printed them
 };
 
+// The oracle an execution's output was judged by (explore's --fail-on-output, --expect-stdout),
+// so that `replay` judges the same way; with the --expect-exit that made its exit `ok`.
+struct Oracle {
+  int64_t expect_exit = 0;
+  search::OutputOracleSpec output;
+  bool operator==(const Oracle&) const = default;
+};
+
 // A whole trace, decoded.
 struct Trace {
   uint16_t format_version = kFormatVersion;
@@ -171,6 +186,7 @@ struct Trace {
   // The sites a search parked at (a kPoints plan; its race_sites from the race-sites record);
   // empty: none recorded (no atomic points, or an execution that learned them).
   std::optional<search::AtomicPointPlan> atomic_points;
+  std::optional<Oracle> oracle;    // empty: judged by how it ended only
   std::optional<Outcome> outcome;  // empty: the run was cut short before it ended
 };
 

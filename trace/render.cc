@@ -227,6 +227,21 @@ std::string RenderText(const Trace& trace) {
                                       " instructions of the data races the search found"
                                 : std::string("none parked at (an execution that looked for data races)"));
   }
+  if (trace.oracle) {
+    const search::OutputOracleSpec& output = trace.oracle->output;
+    out << "\n  output judged (expect exit " << trace.oracle->expect_exit << ")";
+    if (output.fail_on_output) out << ": no line may match --fail-on-output '" << *output.fail_on_output << "'";
+    if (output.expected_stdout) {
+      out << (output.fail_on_output ? ";" : ":") << " stdout must be " << output.expected_stdout_name << ", "
+          << output.expected_stdout->size() << " bytes";
+    }
+    for (const search::ExpectedFile& file : output.expected_files) {
+      out << "; " << file.path << " must "
+          << (file.content ? "hold the reference's " + std::to_string(file.content->size()) + " bytes"
+                           : std::string("not be written"));
+    }
+    if (output.check_command) out << "; --check '" << *output.check_command << "' must exit 0";
+  }
   out << "\n  " << trace.decisions.size() << " decisions, " << trace.threads.size() << " threads\n";
   // Columns in order of thread id.
   std::map<uint32_t, size_t> column;
@@ -314,6 +329,23 @@ std::string RenderJson(const Trace& trace) {
     out << "{\"max_points\": " << trace.atomic_points->max_points << ", \"alone_sites\": "
         << SitesJson(trace.atomic_points->alone_sites) << ", \"race_sites\": " << SitesJson(trace.atomic_points->race_sites)
         << "}";
+  } else {
+    out << "null";
+  }
+  out << ",\n \"oracle\": ";
+  if (trace.oracle) {
+    const search::OutputOracleSpec& output = trace.oracle->output;
+    out << "{\"expect_exit\": " << trace.oracle->expect_exit << ", \"fail_on_output\": "
+        << (output.fail_on_output ? Quoted(*output.fail_on_output) : "null") << ", \"expected_stdout\": "
+        << (output.expected_stdout ? Quoted(*output.expected_stdout) : "null")
+        << ", \"expected_stdout_name\": " << Quoted(output.expected_stdout_name) << ", \"check\": "
+        << (output.check_command ? Quoted(*output.check_command) : "null") << ", \"expected_files\": [";
+    for (size_t i = 0; i < output.expected_files.size(); ++i) {
+      const search::ExpectedFile& file = output.expected_files[i];
+      out << (i ? ", " : "") << "{\"path\": " << Quoted(file.path) << ", \"content\": "
+          << (file.content ? Quoted(*file.content) : "null") << "}";
+    }
+    out << "]}";
   } else {
     out << "null";
   }

@@ -69,6 +69,7 @@ class Decoder {
       case RecordType::kStandardDescriptors: return StandardDescriptors(in);
       case RecordType::kAtomicSites: return AtomicSites(in);
       case RecordType::kRaceSites: return RaceSites(in);
+      case RecordType::kOracle: return Oracle(in);
     }
     return Damaged("an unknown record");
   }
@@ -152,6 +153,45 @@ class Decoder {
     if (has_race_sites_) return Damaged("two race sites records");
     has_race_sites_ = true;
     return Sites(in, "a race sites record", "a race site", trace_.atomic_points->race_sites);
+  }
+
+  Result<void> Oracle(ByteReader& in) {
+    if (trace_.format_version < kFirstOracleFormat) {
+      return Damaged("an oracle record in a format " + std::to_string(trace_.format_version) + " trace");
+    }
+    if (trace_.oracle) return Damaged("two oracle records");
+    trace::Oracle oracle;
+    oracle.expect_exit = in.Signed();
+    const uint8_t flags = in.U8();
+    std::string regex = in.String(kMaxString);
+    std::string expected = in.String(kMaxString);
+    oracle.output.expected_stdout_name = in.String(kMaxString);
+    std::string check = in.String(kMaxString);
+    const uint64_t files = in.Varint();
+    if (!in.ok()) return {};  // the caller names the malformed record
+    if (files > kMaxOracleFiles) return Damaged("an oracle record with " + std::to_string(files) + " files");
+    for (uint64_t i = 0; i < files && in.ok(); ++i) {
+      search::ExpectedFile file;
+      file.path = in.String(kMaxString);
+      const uint8_t present = in.U8();
+      std::string content = in.String(kMaxString);
+      if (present > 1) return Damaged("an oracle record's file with unknown flags");
+      if (present) file.content = std::move(content);
+      oracle.output.expected_files.push_back(std::move(file));
+    }
+    if (!in.ok()) return {};
+    if (flags > 7 || (flags == 0 && files == 0)) return Damaged("an oracle record with unknown flags");
+    if (oracle.expect_exit < 0 || oracle.expect_exit > 255) return Damaged("an oracle record expecting exit " + std::to_string(oracle.expect_exit));
+    if (flags & 1) {
+      if (auto compiled = search::OutputOracle::Make({regex, std::nullopt, "", {}, std::nullopt}); !compiled) {
+        return Damaged("an oracle record with a bad regex");
+      }
+      oracle.output.fail_on_output = std::move(regex);
+    }
+    if (flags & 2) oracle.output.expected_stdout = std::move(expected);
+    if (flags & 4) oracle.output.check_command = std::move(check);
+    trace_.oracle = std::move(oracle);
+    return {};
   }
 
   // A list of sites of `record` ("an atomic sites record"), each `site` ("an atomic site"): a
@@ -316,7 +356,7 @@ class Decoder {
     if (trace_.outcome) return Damaged("two outcome records");
     trace::Outcome outcome;
     const uint8_t kind = in.U8();
-    if (kind > static_cast<uint8_t>(search::Outcome::kUnsupported)) return Damaged("an unknown outcome " + std::to_string(kind));
+    if (kind > static_cast<uint8_t>(search::kLastOutcome)) return Damaged("an unknown outcome " + std::to_string(kind));
     outcome.outcome = static_cast<search::Outcome>(kind);
     const uint8_t flags = in.U8();
     if (flags > 3) return Damaged("an outcome with unknown flags");

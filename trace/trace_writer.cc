@@ -165,6 +165,27 @@ void TraceWriter::WriteRaceSites(const std::set<search::CodeLocation>& sites) {
   Emit(RecordType::kRaceSites, scratch_.bytes());
 }
 
+void TraceWriter::WriteOracle(const Oracle& oracle) {
+  FlushRepeats();
+  scratch_.Clear();
+  const search::OutputOracleSpec& output = oracle.output;
+  scratch_.Signed(oracle.expect_exit);
+  scratch_.U8(static_cast<uint8_t>((output.fail_on_output ? 1 : 0) | (output.expected_stdout ? 2 : 0) |
+                                   (output.check_command ? 4 : 0)));
+  scratch_.String(output.fail_on_output.value_or("").substr(0, kMaxRecordString));
+  scratch_.String(output.expected_stdout.value_or("").substr(0, kMaxRecordString));
+  scratch_.String(output.expected_stdout_name.substr(0, kMaxRecordString));
+  scratch_.String(output.check_command.value_or("").substr(0, kMaxRecordString));
+  scratch_.Varint(std::min(output.expected_files.size(), kMaxOracleFiles));
+  for (size_t i = 0; i < output.expected_files.size() && i < kMaxOracleFiles; ++i) {
+    const search::ExpectedFile& file = output.expected_files[i];
+    scratch_.String(file.path.substr(0, kMaxRecordString));
+    scratch_.U8(file.content ? 1 : 0);
+    scratch_.String(file.content.value_or("").substr(0, kMaxRecordString));
+  }
+  Emit(RecordType::kOracle, scratch_.bytes());
+}
+
 void TraceWriter::WriteSites(const std::set<search::CodeLocation>& sites) {
   scratch_.Varint(sites.size());
   for (const search::CodeLocation& site : sites) {

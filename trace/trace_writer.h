@@ -34,6 +34,7 @@ class TraceWriter {
   void WriteAtomicSites(const search::AtomicPointPlan& plan);
   // The racing instructions of a kPoints plan (its race_sites); after the atomic sites.
   void WriteRaceSites(const std::set<search::CodeLocation>& sites);
+  void WriteOracle(const Oracle& oracle);
   void WriteDecision(const search::RecordedDecision& decision);
   void WriteOutsideWait(const OutsideWait& wait);
   void WriteOutcome(const Outcome& outcome);

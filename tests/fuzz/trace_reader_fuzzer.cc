@@ -190,7 +190,7 @@ void Check(std::string_view bytes) {
   for (const auto& wait : trace->outside_waits) {
     if (wait.nanos < 0) Fail("accepted a negative outside wait");
   }
-  if (trace->outcome && static_cast<int>(trace->outcome->outcome) > static_cast<int>(chess::search::Outcome::kUnsupported)) {
+  if (trace->outcome && static_cast<int>(trace->outcome->outcome) > static_cast<int>(chess::search::kLastOutcome)) {
     Fail("an outcome out of range");
   }
   if (trace->standard_descriptors) {

@@ -67,7 +67,7 @@ STANDARD_HEADERS = {
     "chrono", "cinttypes", "climits", "cmath", "compare", "concepts", "cstddef", "cstdint", "cstdio",
     "cstdlib", "cstring", "deque", "exception", "functional", "initializer_list", "iomanip", "ios",
     "iosfwd", "iostream", "istream", "iterator", "limits", "list", "map", "memory", "mutex", "numeric",
-    "optional", "ostream", "queue", "random", "ranges", "ratio", "set", "span", "sstream", "stack",
+    "optional", "ostream", "queue", "random", "ranges", "ratio", "regex", "set", "span", "sstream", "stack",
     "stdexcept", "string", "string_view", "system_error", "tuple", "type_traits", "typeinfo",
     "unordered_map", "unordered_set", "utility", "variant", "vector",
 }

@@ -450,7 +450,7 @@ TEST(TraceRecords, OutcomeChecks) {
     return w;
   };
   Stream kind;
-  kind.Command().Options().Record(RecordType::kOutcome, outcome(static_cast<uint8_t>(search::Outcome::kUnsupported) + 1, 0)).End();
+  kind.Command().Options().Record(RecordType::kOutcome, outcome(static_cast<uint8_t>(search::kLastOutcome) + 1, 0)).End();
   ExpectRefused(kind, "unknown outcome");
   Stream flags;
   flags.Command().Options().Record(RecordType::kOutcome, outcome(0, 4)).End();

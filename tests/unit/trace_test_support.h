@@ -126,6 +126,7 @@ inline Result<void> WriteWholeTrace(const std::string& path, const Trace& trace,
   while (thread < trace.threads.size()) writer.WriteThread(trace.threads[thread++]);
   while (wait < trace.outside_waits.size()) writer.WriteOutsideWait(trace.outside_waits[wait++]);
   for (const ObjectName& name : trace.object_names) writer.WriteObjectName(name);
+  if (trace.oracle) writer.WriteOracle(*trace.oracle);
   if (trace.outcome) writer.WriteOutcome(*trace.outcome);
   return writer.Finish();
 }
@@ -166,6 +167,7 @@ inline void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   EXPECT_EQ(actual.options.visible_cpus, expected.options.visible_cpus);
   EXPECT_EQ(actual.options.sync_points, expected.options.sync_points);
   EXPECT_EQ(actual.options.atomic_points, expected.options.atomic_points);
+  EXPECT_TRUE(actual.oracle == expected.oracle) << "the oracle records differ";
   EXPECT_EQ(actual.options.race_points, expected.options.race_points);
   ASSERT_EQ(actual.atomic_points.has_value(), expected.atomic_points.has_value());
   if (expected.atomic_points) {
