@@ -162,7 +162,8 @@ bool IsNameCharacter(char c) {
 // The classname rule. A `Suite.Name` name (GoogleTest's, and a dotted Catch2 or doctest name: letters, digits,
 // '_' and '/' on both sides of its last '.', so a parametrized `Prefix/Suite.Name/0` too) is in the class
 // before its last '.', as GoogleTest's own XML files it. Any other name — a pytest node id (`file.py::test`),
-// a Rust path (`mod::test`), a Go test, a Catch2 sentence, a --tests command line — is in the suite's class.
+// a Rust path (`mod::test`), a Go test, a Catch2 sentence, a --tests command line with a space or a leading
+// `./` — is in the suite's class.
 // The testcase's name stays the whole name either way: the one `chess-trace test` prints and filters by.
 std::string ClassName(std::string_view test, std::string_view suite) {
   const size_t dot = test.rfind('.');
@@ -235,10 +236,16 @@ std::string SystemOut(const TestResult& result) {
   return text;
 }
 
-void AppendTestCase(std::string& out, const JunitSuite& suite, const TestResult& result) {
+// Consumers need a name for the suite and for each test; a run or a listing without one still gets one.
+std::string NameOr(const std::string& name, std::string_view fallback) {
+  return name.empty() ? std::string(fallback) : name;
+}
+
+void AppendTestCase(std::string& out, const std::string& suite_name, const TestResult& result) {
   const int depth = 2;
+  const std::string name = NameOr(result.name, "(unnamed)");
   const Attributes attributes = {
-      {"name", result.name}, {"classname", ClassName(result.name, suite.name)}, {"time", Seconds(result.seconds)}};
+      {"name", name}, {"classname", ClassName(name, suite_name)}, {"time", Seconds(result.seconds)}};
   const std::string system_out = SystemOut(result);
   if (result.verdict == TestVerdict::kPassed && system_out.empty()) {
     AppendElement(out, depth, "testcase", attributes, "");
@@ -293,7 +300,7 @@ Counts CountOf(const std::vector<TestResult>& results) {
 }
 
 Attributes SummaryAttributes(const JunitSuite& suite, const Counts& counts) {
-  return {{"name", suite.name},
+  return {{"name", NameOr(suite.name, "chess-trace")},
           {"tests", std::to_string(counts.tests)},
           {"failures", std::to_string(counts.failures)},
           {"errors", std::to_string(counts.errors)},
@@ -318,7 +325,7 @@ std::string JunitXml(const JunitSuite& suite, const std::vector<TestResult>& res
     out += "/>\n";
   } else {
     out += ">\n";
-    for (const TestResult& result : results) AppendTestCase(out, suite, result);
+    for (const TestResult& result : results) AppendTestCase(out, NameOr(suite.name, "chess-trace"), result);
     AppendIndent(out, 1);
     out += "</testsuite>\n";
   }

@@ -235,6 +235,14 @@ TEST(JunitXml, NamesTheClassBeforeTheLastDotOfASuiteDotNameOnly) {
   EXPECT_EQ(class_of("Bank."), "./build/bank_test");
 }
 
+TEST(JunitXml, NamesWhatCameWithoutAName) {
+  const std::string xml = JunitXml({"", "", "", 0}, {Passed("")});
+  EXPECT_EQ(AttributeOf(xml, "testsuites", "name"), "chess-trace");
+  EXPECT_EQ(AttributeOf(xml, "testsuite", "name"), "chess-trace");
+  EXPECT_EQ(AttributeOf(xml, "testcase", "name"), "(unnamed)");
+  EXPECT_EQ(AttributeOf(xml, "testcase", "classname"), "chess-trace");
+}
+
 TEST(JunitXml, SaysHowManyPreemptionsTheBugTook) {
   TestResult bug = WithVerdict("Bank.Transfer", TestVerdict::kConcurrencyBug);
   bug.outcome = "deadlock";
