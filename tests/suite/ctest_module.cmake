@@ -1,0 +1,186 @@
+# suite.ctest_module: configures tests/suite/cmake_project (a GoogleTest binary of three tests, one with an
+# atomicity violation) against chess-trace's build tree (-DChessTrace_DIR), builds it and runs its CTest tests:
+# chess_trace_discover_tests() must register one test per case, with its labels, timeout and command, and
+# under the real chess-trace the racy test must fail and the two correct ones pass.
+#
+# With -DSTUB=chess_trace_stub.sh (suite.ctest_module.discovery) the stub stands in for chess-trace: it lists
+# two more made-up cases (one disabled, one with an awkward name) and runs each command once natively, so only
+# the registration and the commands are checked, not what a search finds; the project then also registers its
+# tests a second time with the other options (-DBANK_SECOND_DISCOVERY=ON).
+#
+#   cmake -DPROJECT=dir -DBUILD=dir -DCHESS_TRACE_DIR=dir -DCTEST=ctest -DGENERATOR=g -DCXX=c++ [-DLAUNCHER=ccache]
+#         [-DSTUB=script] -P ctest_module.cmake
+cmake_minimum_required(VERSION 3.22)
+
+function(fail)
+  string(CONCAT message ${ARGN})
+  message(FATAL_ERROR "${message}")
+endfunction()
+
+function(run)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "STATUS;OUTPUT" "COMMAND")
+  execute_process(COMMAND ${arg_COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  list(JOIN arg_COMMAND " " shown)
+  message(STATUS "$ ${shown}: ${status}")
+  if(arg_STATUS)
+    set(${arg_STATUS} "${status}" PARENT_SCOPE)
+  elseif(NOT status EQUAL 0)
+    fail("`${shown}` failed (${status}):\n${output}")
+  endif()
+  if(arg_OUTPUT)
+    set(${arg_OUTPUT} "${output}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE "${BUILD}")
+set(configure "${CMAKE_COMMAND}" -S "${PROJECT}" -B "${BUILD}" -G "${GENERATOR}" "-DCMAKE_CXX_COMPILER=${CXX}"
+              "-DChessTrace_DIR=${CHESS_TRACE_DIR}")
+if(LAUNCHER)
+  list(APPEND configure "-DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER}")
+endif()
+if(STUB)
+  list(APPEND configure "-DCHESS_TRACE_EXECUTABLE=${STUB}" -DBANK_SECOND_DISCOVERY=ON)
+  set(chess_trace "${STUB}")
+else()
+  set(chess_trace "${CHESS_TRACE_DIR}/chess-trace")
+endif()
+run(COMMAND ${configure})
+run(COMMAND "${CMAKE_COMMAND}" --build "${BUILD}")
+
+# What was registered, as CTest sees it.
+run(COMMAND "${CTEST}" --test-dir "${BUILD}" --show-only=json-v1 OUTPUT json)
+string(JSON count LENGTH "${json}" tests)
+set(correct Bank.DepositsUnderOneLockAddUp Bank.TransfersKeepTheTotal)
+set(racy Bank.DepositsReadAndWriteUnderSeparateLocks)
+set(disabled_name Bank.DISABLED_Overdraft)
+set(awkward_name [==[Bank says "hi"; [1] ]=] $HOME ${X} \ é]==])
+set(expected ${correct} ${racy})
+if(STUB)
+  list(APPEND expected ${disabled_name})  # and awkward_name, not a list element: it has a ';'
+  set(expected_count 10)  # twice: cmake_project's second discovery
+else()
+  set(expected_count 3)
+endif()
+if(NOT count EQUAL expected_count)
+  fail("${count} tests registered, not ${expected_count}:\n${json}")
+endif()
+
+# The value of test `index`'s property `name` (a JSON text for a list), or "" when it has none.
+function(property_of index name out_var)
+  set(${out_var} "" PARENT_SCOPE)
+  string(JSON properties ERROR_VARIABLE error LENGTH "${json}" tests ${index} properties)
+  if(error OR properties EQUAL 0)
+    return()
+  endif()
+  math(EXPR last "${properties} - 1")
+  foreach(property RANGE ${last})
+    string(JSON property_name GET "${json}" tests ${index} properties ${property} name)
+    if(property_name STREQUAL name)
+      string(JSON value GET "${json}" tests ${index} properties ${property} value)
+      set(${out_var} "${value}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
+set(binary "${BUILD}/bank_test")
+set(seen "")
+math(EXPR last "${count} - 1")
+foreach(index RANGE ${last})
+  string(JSON name GET "${json}" tests ${index} name)
+  string(JSON command GET "${json}" tests ${index} command)
+  # The second discovery's tests: "chess." NAME ".pct".
+  set(second OFF)
+  set(listed_name "${name}")
+  if(name MATCHES "^chess\\.(.*)\\.pct$")
+    set(second ON)
+    set(listed_name "${CMAKE_MATCH_1}")
+  endif()
+  if(listed_name STREQUAL awkward_name)
+    set(filter Bank.DepositsUnderOneLockAddUp)
+    set(directory Bank_says__hi____1_______HOME___X______)
+  else()
+    list(FIND expected "${listed_name}" known)
+    if(known EQUAL -1)
+      fail("A test nobody listed is registered: '${name}'")
+    endif()
+    set(filter "${listed_name}")
+    set(directory "${listed_name}")
+  endif()
+  list(APPEND seen "${filter}:${second}")
+
+  # chess-trace explore --out OUT_DIR/<name> --quiet [--max-executions N] --time-limit S [EXTRA_ARGS] --
+  #   bank_test --gtest_filter=NAME
+  if(second)
+    set(expected_command [["${chess_trace}","explore","--out","${BUILD}/pct-out/${directory}","--quiet",]]
+                         [["--time-limit","2.5","--strategy","pct",]])
+    set(expected_labels [=[["chess","second"]]=])
+    set(expected_timeout 7)
+  else()
+    set(expected_command [["${chess_trace}","explore","--out","${BUILD}/chess-trace-out/bank_test/${directory}",]]
+                         [["--quiet","--max-executions","300","--time-limit","60",]])
+    set(expected_labels [=[["chess"]]=])
+    set(expected_timeout 91)  # its time limit, 60 s, and 31 s
+  endif()
+  string(CONCAT expected_command ${expected_command} [["--","${binary}","--gtest_filter=${filter}"]])
+  string(CONFIGURE "[${expected_command}]" expected_command)
+  string(JSON same EQUAL "${command}" "${expected_command}")
+  if(NOT same)
+    fail("${name} runs\n  ${command}\nnot\n  ${expected_command}")
+  endif()
+
+  property_of(${index} LABELS labels)
+  string(JSON same EQUAL "${labels}" "${expected_labels}")
+  if(NOT same)
+    fail("${name} has the labels ${labels}, not ${expected_labels}")
+  endif()
+  property_of(${index} TIMEOUT timeout)
+  if(NOT timeout MATCHES "^${expected_timeout}(\\.0*)?$")
+    fail("${name} has the timeout '${timeout}', not ${expected_timeout}")
+  endif()
+  property_of(${index} DISABLED disabled)
+  if(listed_name STREQUAL disabled_name AND NOT disabled)
+    fail("${name} is disabled in the listing but not in CTest")
+  elseif(NOT listed_name STREQUAL disabled_name AND disabled)
+    fail("${name} is disabled in CTest but not in the listing")
+  endif()
+  if(second)
+    property_of(${index} ENVIRONMENT environment)
+    string(JSON same EQUAL "${environment}" [=[["BANK=1"]]=])
+    if(NOT same)
+      fail("${name} has the environment '${environment}', not BANK=1 from its PROPERTIES")
+    endif()
+  endif()
+endforeach()
+set(variants OFF)
+if(STUB)
+  list(APPEND variants ON)
+endif()
+foreach(second IN LISTS variants)
+  foreach(name IN LISTS correct racy)
+    if(NOT "${name}:${second}" IN_LIST seen)
+      fail("${name} is not registered (second discovery: ${second}):\n${json}")
+    endif()
+  endforeach()
+endforeach()
+
+# The correct tests pass. Under the real chess-trace the racy one fails with the lost deposit, and its
+# trace is in its own directory; the stub runs it once natively, where it almost always passes, so it is
+# left out there.
+run(COMMAND "${CTEST}" --test-dir "${BUILD}" -L chess -E "SeparateLocks" --output-on-failure --no-tests=error)
+if(STUB)
+  return()
+endif()
+run(COMMAND "${CTEST}" --test-dir "${BUILD}" -L chess -R "SeparateLocks" --output-on-failure --no-tests=error
+    STATUS status OUTPUT output)
+if(status EQUAL 0)
+  fail("chess-trace found no bug in ${racy}:\n${output}")
+endif()
+if(NOT output MATCHES "exit-status" OR NOT output MATCHES "chess-trace replay")
+  fail("${racy} failed, but not with a bug chess-trace found and can replay:\n${output}")
+endif()
+file(GLOB_RECURSE traces "${BUILD}/chess-trace-out/bank_test/${racy}/*")
+if(NOT traces)
+  fail("${racy}'s search left no trace in ${BUILD}/chess-trace-out/bank_test/${racy}:\n${output}")
+endif()
+message(STATUS "${output}")
