@@ -118,7 +118,7 @@ std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
 }
 
 const std::vector<std::string>& CommandNames() {
-  static const std::vector<std::string> names = {"run", "explore", "replay", "show"};
+  static const std::vector<std::string> names = {"run", "explore", "test", "replay", "show"};
   return names;
 }
 
@@ -161,11 +161,15 @@ std::string UsageLine(const std::string& command) {
            " [OPTIONS] -- PROGRAM [ARGS...]  (the -- is needed when the program's arguments start with a dash; see "
            "chess-trace " + command + " --help)";
   }
+  if (command == "test") {
+    return "Usage: chess-trace test [OPTIONS] [EXPLORE OPTIONS] -- TEST_COMMAND [ARGS...]  (see chess-trace test "
+           "--help)";
+  }
   if (command == "replay") {
     return "Usage: chess-trace replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]  (see chess-trace replay --help)";
   }
   if (command == "show") return "Usage: chess-trace show [--format text|json|chrome] TRACE  (see chess-trace show --help)";
-  return "Usage: chess-trace run|explore|replay|show [OPTIONS] ...  (see chess-trace --help)";
+  return "Usage: chess-trace run|explore|test|replay|show [OPTIONS] ...  (see chess-trace --help)";
 }
 
 }  // namespace chess::cli

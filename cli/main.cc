@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
 #include "cli/run_command.h"
+#include "cli/suite/test_command.h"
 #include "cli/trace_commands.h"
 
 #ifndef CHESS_TRACE_VERSION
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  chess-trace run -- ./my_test --threads 4\n"
       "  chess-trace explore -- ./my_test          (search its schedules for a bug)\n"
+      "  chess-trace test --junit out.xml -- ./unit_tests   (each test case in its own search)\n"
       "  chess-trace run --report run.json -- python3 worker.py\n"
       "  chess-trace run --trace bug.trace -- ./my_test && chess-trace replay bug.trace\n"
       "  chess-trace show bug.trace\n",
@@ -53,6 +55,13 @@ int main(int argc, char** argv) {
     explore_options.program.command.insert(explore_options.program.command.end(), program.begin(), program.end());
     std::exit(chess::cli::ExploreCommand(explore_options));
   });
+  chess::cli::suite::TestOptions test_options;
+  CLI::App* test = chess::cli::suite::AddTestCommand(app, test_options);
+  test->callback([&test_options, &program, test]() {
+    test_options.command = program;
+    chess::cli::suite::TakeExploreOptions(*test, test_options);
+    std::exit(chess::cli::suite::TestCommand(test_options));
+  });
   chess::cli::ReplayOptions replay_options;
   CLI::App* replay = chess::cli::AddReplayCommand(app, replay_options);
   replay->callback([&replay_options, &program]() {
@@ -65,7 +74,7 @@ int main(int argc, char** argv) {
 
   // A word where a command belongs that is none: CLI11 would say "A subcommand is required".
   if (const std::string unknown = chess::cli::UnknownCommandOf(ours); !unknown.empty()) {
-    std::fprintf(stderr, "chess-trace: '%s' is not a command: say run, explore, replay or show (chess-trace --help)\n",
+    std::fprintf(stderr, "chess-trace: '%s' is not a command: say run, explore, test, replay or show (chess-trace --help)\n",
                  unknown.c_str());
     return chess::cli::kExitError;
   }

@@ -57,7 +57,8 @@ int KeptMountNamespace::Enter() const {
 }
 
 Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::string& cwd,
-                               const std::function<int()>& work, std::chrono::milliseconds timeout, size_t limit) {
+                               const std::function<int()>& work, std::chrono::milliseconds timeout, size_t limit,
+                               const std::function<bool()>& stop) {
   int output[2];
   int failure[2];  // the errno of a child that could not get inside, or EOF when it got there
   if (pipe2(output, O_CLOEXEC) != 0) return Error{std::string("pipe: ") + strerror(errno)};
@@ -107,11 +108,20 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
   close(failure[1]);
   InsideResult result;
   std::string failed;
-  const int64_t deadline = MonotonicMillis() + timeout.count();
+  int64_t deadline = MonotonicMillis() + timeout.count();
+  bool stopping = false;
+  // Asked to stop: the work is told (SIGTERM) and given ten seconds to end.
+  auto check_stop = [&]() {
+    if (stopping || !stop || !stop()) return;
+    stopping = true;
+    kill(-child, SIGTERM);
+    deadline = std::min(deadline, MonotonicMillis() + 10'000);
+  };
   bool output_open = true;
   bool failure_open = true;
   char buffer[65536];
   while (output_open || failure_open) {
+    check_stop();
     const int64_t left = deadline - MonotonicMillis();
     if (left <= 0) {
       result.timed_out = true;
@@ -142,6 +152,7 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
   std::optional<int> status;
   bool gone = false;
   while (!result.timed_out) {
+    check_stop();
     status = ptrace::PollChild(child, gone);
     if (status || gone) break;
     if (MonotonicMillis() >= deadline) {

@@ -50,10 +50,11 @@ struct InsideResult {
 // Runs `work` in a forked child that entered `space` (null: chess-trace's own namespaces) and the
 // directory `cwd`, with its stdout and stderr a pipe read back and stdin /dev/null, in a process
 // group of its own that is killed, whole, when it ends or after `timeout`. `work` returns the
-// child's exit status (or execs). The error says why the child could not get there.
+// child's exit status (or execs). The error says why the child could not get there. When `stop`
+// (checked at least once a second) says so, the group gets SIGTERM, and ten seconds later SIGKILL.
 Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::string& cwd,
                                const std::function<int()>& work, std::chrono::milliseconds timeout,
-                               size_t limit = size_t{1} << 20);
+                               size_t limit = size_t{1} << 20, const std::function<bool()>& stop = {});
 
 // `/bin/sh -c command` inside, as RunInside does it, with `env` as its environment.
 Result<InsideResult> RunCommandInside(const KeptMountNamespace* space, const std::string& cwd,
