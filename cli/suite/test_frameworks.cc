@@ -9,7 +9,6 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <regex>
 #include <sstream>
 
 #include "cli/suite/captured_run.h"
@@ -145,17 +144,18 @@ Result<DetectedFramework> DetectFramework(const std::vector<std::string>& comman
   if (path.empty()) return Error{"cannot find " + command[0] + " (not a path, and not in PATH)"};
   const MappedFile file(path);
   if (!file.ok()) return Error{"cannot read " + path + ": " + file.error()};
-  if (file.bytes().substr(0, 4) ==
-      "\x7f"
-      "ELF") {
+  if (file.bytes().substr(0, 4) == "\177ELF") {
     if (std::optional<DetectedFramework> detected = FrameworkOfBinary(file)) return *detected;
     return Error{UnknownBinary(path, "it is not a test binary of any of them")};
   }
   const std::string interpreter = ShebangInterpreter(file);
-  if (std::regex_match(interpreter, std::regex("(python|pypy)[0-9.]*"))) return DetectedFramework{Framework::kPytest};
+  if (IsPython(interpreter)) {
+    return Error{UnknownBinary(path, "it is a Python script, not a .py test file (for pytest, give python3 -m pytest "
+                                     "and its arguments)")};
+  }
   if (!interpreter.empty()) {
     return Error{UnknownBinary(path, "it is a script run by " + interpreter +
-                                         ", whose strings do not say what it runs (give the test binary itself)")};
+                                         ", which does not say what it runs (give the test binary itself)")};
   }
   return Error{UnknownBinary(path, "it is neither an ELF binary nor a Python test file")};
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <map>
@@ -21,11 +22,6 @@ namespace {
 using std::string_view_literals::operator""sv;
 
 std::string Basename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-
-bool IsPython(const std::string& program) {
-  static const std::regex kPython("(python|pypy)[0-9.]*");
-  return std::regex_match(Basename(program), kPython);
-}
 
 bool IsPytest(const std::string& program) {
   static const std::regex kPytest("py\\.?test(-[0-9.]+)?");
@@ -115,6 +111,30 @@ PytestInvocation Pytest(const std::vector<std::string>& command) {
   return pytest;
 }
 
+// A node id as an argument that finds its test from here. pytest names a test relative to its
+// rootdir, and reads an argument relative to the working directory: the two differ when the
+// tests were given by a path elsewhere (pytest /src/tests) and no ini file up from here made the
+// rootdir this directory. The file is looked for up from each path the user gave, as pytest
+// found the rootdir; the node id stays as it is when that is the file it names from here.
+std::string PytestNodeArgument(const std::string& node_id, const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  const std::string file = node_id.substr(0, node_id.find("::"));
+  if (file.empty() || fs::path(file).is_absolute()) return node_id;
+  std::error_code error;
+  for (const std::string& arg : args) {
+    if (StartsWith(arg, "-") || !fs::exists(arg, error)) continue;
+    fs::path dir = fs::absolute(fs::is_directory(arg, error) ? fs::path(arg) : fs::path(arg).parent_path(), error);
+    for (; !dir.empty(); dir = dir.parent_path()) {
+      if (fs::exists(dir / file, error)) {
+        if (fs::equivalent(file, dir / file, error)) return node_id;
+        return (dir / file).string() + node_id.substr(file.size());
+      }
+      if (dir == dir.root_path()) break;
+    }
+  }
+  return node_id;
+}
+
 // pytest's options whose value is the next argument (pytest --help).
 constexpr std::array kPytestValued{"-k"sv,
                                    "-m"sv,
@@ -193,7 +213,7 @@ std::vector<std::string> CaseCommand(const DetectedFramework& framework, const s
       const PytestInvocation pytest = Pytest(command);
       std::vector<std::string> run = Concat(pytest.python, {"-m", "pytest", "-q", "-p", "no:cacheprovider"});
       for (std::string& option : OptionsOnly(pytest.args, kPytestValued)) run.push_back(std::move(option));
-      return Concat(run, {name});
+      return Concat(run, {PytestNodeArgument(name, pytest.args)});
     }
     case Framework::kRust: {
       // One test thread: libtest then starts no pool beside the test's own thread, which leaves
@@ -321,6 +341,11 @@ std::vector<std::string> ListedNames(Framework framework, std::string_view listi
 }
 
 }  // namespace
+
+bool IsPython(const std::string& program) {
+  static const std::regex kPython("(python|pypy)[0-9.]*");
+  return std::regex_match(Basename(program), kPython);
+}
 
 bool IsPytestCommand(const std::vector<std::string>& command) {
   return !command.empty() && Pytest(command).runs_pytest;

@@ -11,6 +11,8 @@
 
 namespace chess::cli::suite {
 
+// Whether `program` is a Python interpreter: python3, /usr/bin/python3.11, pypy3.
+bool IsPython(const std::string& program);
 // Whether `command` runs pytest: python[3…] -m pytest, python[3…] FILE.py, pytest, py.test,
 // pytest-3, or a .py file itself.
 bool IsPytestCommand(const std::vector<std::string>& command);

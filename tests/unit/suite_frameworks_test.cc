@@ -166,6 +166,14 @@ TEST(FrameworkListings, PytestNodeIdsRunByTheUsersPython) {
   EXPECT_EQ(cases[1].command, (Command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                        "-x", "-k", "bank or param", "test_bank.py::test_lost_update"}));
   EXPECT_TRUE(Parse(pytest, command, "\nno tests collected in 0.00s\n").empty());
+  // Given by a path from elsewhere, a test is named relative to that path's directory (pytest's
+  // rootdir) and run by a path that finds it from here.
+  const std::string suites = CHESS_SOURCE_DIR "/tests/programs/suites";
+  const std::vector<TestCase> elsewhere =
+      Parse(pytest, {"pytest", suites + "/test_bank.py"}, "test_bank.py::test_lost_update\n\n1 test collected\n");
+  ASSERT_EQ(elsewhere.size(), 1u);
+  EXPECT_EQ(elsewhere[0].name, "test_bank.py::test_lost_update");
+  EXPECT_EQ(elsewhere[0].command.back(), suites + "/test_bank.py::test_lost_update");
   // A test file run by Python, and a test file alone, are pytest's too.
   EXPECT_EQ(ListingCommand(pytest, {"python3", "test_bank.py"}),
             (Command{"python3", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_bank.py"}));
