@@ -16,10 +16,10 @@ namespace chess::cli::suite {
 enum class Framework : uint8_t {
   kGoogleTest,  // --gtest_list_tests, --gtest_filter=Suite.Name
   kCatch2,      // v2: --list-test-names-only; v3: --list-tests --verbosity quiet; a name as a filter
-  kDoctest,     // --list-test-cases, --test-case=NAME (with glob characters escaped)
+  kDoctest,     // --dt-list-test-cases, --dt-test-case=NAME (with , and \ escaped)
   kPytest,      // python3 -m pytest --collect-only -q; a node id
-  kRust,        // a libtest binary (cargo test --no-run): --list --format terse; NAME --exact
-  kGo,          // a `go test -c` binary: -test.list '.*'; -test.run '^Name$'
+  kRust,        // a libtest binary (cargo test --no-run): --list --format terse; NAME --exact --test-threads=1
+  kGo,          // a `go test -c` binary: -test.list '.*'; -test.run '^Name$' -test.count=1
   kList,        // --tests FILE: one shell command per line
 };
 

@@ -1,0 +1,3 @@
+module chess-trace.example/go_bank
+
+go 1.19
