@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cli/suite/test_frameworks.h"
+#include "cli/suite/captured_run.h"
 #include "cli/suite/test_listings.h"
 
 namespace chess::cli::suite {
@@ -340,6 +341,36 @@ TEST(SuiteListing, ListsEveryBuiltSample) {
     }
     ASSERT_TRUE(cases.ok()) << command.back() << ": " << cases.error();
     EXPECT_EQ(cases->size(), count) << command.back();
+  }
+}
+
+// Each listed case's command, run natively, runs that case alone and passes (every case of the
+// samples passes natively): the escaped names select exactly their test.
+TEST(SuiteListing, EachCaseOfTheSamplesRunsAlone) {
+  const std::vector<std::pair<Command, std::string>> suites{
+      {{kSuites + "/gtest_bank"}, "[  PASSED  ] 1 test."},
+      {{kSuites + "/catch2_bank"}, "(1 assertion in 1 test case)"},
+      {{kSuites + "/doctest_bank"}, "test cases: 1 | 1 passed"},
+      {{kSuites + "/rust_bank"}, "1 passed; 0 failed"},
+      {{kSuites + "/go_bank", "-test.v"}, "--- PASS"},
+      {{"/usr/bin/python3", "-m", "pytest", kSuites + "/test_bank.py"}, "1 passed"}};
+  for (const auto& [command, ran_one] : suites) {
+    const std::string& program = command[0] == "/usr/bin/python3" ? command.back() : command[0];
+    if (!Built(program)) continue;
+    Result<DetectedFramework> framework = DetectFramework(command);
+    ASSERT_TRUE(framework.ok()) << framework.error();
+    Result<std::vector<TestCase>> cases = ListTests(*framework, command, std::chrono::seconds(60));
+    if (!cases) continue;  // pytest not installed for this Python: ListsEveryBuiltSample says so
+    for (const TestCase& test : *cases) {
+      if (test.disabled) continue;
+      Result<CapturedRun> run = RunCaptured(test.command, std::chrono::seconds(60));
+      ASSERT_TRUE(run.ok()) << run.error();
+      EXPECT_EQ(run->status, 0) << test.name << "\n" << run->out << run->err;
+      EXPECT_NE(run->out.find(ran_one), std::string::npos) << test.name << "\n" << run->out;
+      if (framework->framework == Framework::kGo) {
+        EXPECT_EQ(run->out.find("--- PASS"), run->out.rfind("--- PASS")) << test.name << "\n" << run->out;
+      }
+    }
   }
 }
 
