@@ -111,6 +111,23 @@ std::string ShebangInterpreter(const MappedFile& file) {
   return interpreter.substr(interpreter.rfind('/') + 1);
 }
 
+// The build tools that run tests by building and running test binaries of their own: what to give
+// chess-trace test instead, which searches one binary's cases.
+std::optional<std::string> BuildToolHint(const std::vector<std::string>& command) {
+  const std::string tool = command[0].substr(command[0].rfind('/') + 1);
+  const bool tests = command.size() > 1 && command[1] == "test";
+  if (tool == "go" && tests) {
+    return "go test builds and runs a test binary of its own: build it with go test -c -o PKG.test and give "
+           "./PKG.test";
+  }
+  if (tool == "cargo" && tests) {
+    return "cargo test builds and runs test binaries of its own: give one of those cargo test --no-run names "
+           "(target/debug/deps/NAME-HASH)";
+  }
+  if (tool == "ctest") return "ctest runs many test programs: give one of them, or list their commands in --tests FILE";
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view FrameworkName(Framework framework) {
@@ -140,6 +157,7 @@ std::string SupportedFrameworks() {
 Result<DetectedFramework> DetectFramework(const std::vector<std::string>& command) {
   if (command.empty()) return Error{"no test command: give it after --"};
   if (IsPytestCommand(command)) return DetectedFramework{Framework::kPytest};
+  if (std::optional<std::string> hint = BuildToolHint(command)) return Error{*hint};
   const std::string path = ResolveProgram(command[0]);
   if (path.empty()) return Error{"cannot find " + command[0] + " (not a path, and not in PATH)"};
   const MappedFile file(path);

@@ -302,6 +302,9 @@ TEST(FrameworkDetection, AnythingElseIsAnErrorThatNamesTheWaysOut) {
     EXPECT_NE(detected.error().find("--framework"), std::string::npos) << detected.error();
     EXPECT_NE(detected.error().find("--tests FILE"), std::string::npos) << detected.error();
   }
+  // Build tools that run test binaries of their own: the error says which binary to give.
+  EXPECT_NE(DetectFramework({"go", "test", "./..."}).error().find("go test -c"), std::string::npos);
+  EXPECT_NE(DetectFramework({"cargo", "test"}).error().find("--no-run"), std::string::npos);
   Result<DetectedFramework> missing = DetectFramework({"no-such-test-binary"});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("no-such-test-binary"), std::string::npos) << missing.error();
