@@ -377,6 +377,22 @@ TEST(SuiteListing, EachCaseOfTheSamplesRunsAlone) {
   }
 }
 
+TEST(SuiteListing, RustIgnoredTestsAreDisabled) {
+  // A stand-in for a libtest binary: --ignored lists only the #[ignore]d test.
+  const Command command{"/bin/sh", "-c",
+                        "echo 'slow: test'; case \"$*\" in *--ignored*) exit 0;; esac; echo 'fast: test'", "rust_bank"};
+  Result<std::vector<TestCase>> cases = ListTests({Framework::kRust}, command, std::chrono::seconds(10));
+  ASSERT_TRUE(cases.ok()) << cases.error();
+  ASSERT_EQ(Names(*cases), (std::vector<std::string>{"slow", "fast"}));
+  EXPECT_TRUE((*cases)[0].disabled);
+  EXPECT_FALSE((*cases)[1].disabled);
+  Command including = command;
+  including.push_back("--include-ignored");
+  cases = ListTests({Framework::kRust}, including, std::chrono::seconds(10));
+  ASSERT_TRUE(cases.ok()) << cases.error();
+  EXPECT_FALSE((*cases)[0].disabled);
+}
+
 TEST(SuiteListing, AFailingListingQuotesItsStatusAndStderr) {
   Result<std::vector<TestCase>> cases =
       ListTests({Framework::kGo}, {"/bin/sh", "-c", "echo one >&2; echo two >&2; exit 3"}, std::chrono::seconds(10));
