@@ -154,10 +154,11 @@ constexpr std::string_view kPytestListing =
 
 TEST(FrameworkListings, PytestNodeIdsRunByTheUsersPython) {
   const DetectedFramework pytest{Framework::kPytest};
-  const Command command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-x", "-k", "bank or param", "tests/"};
+  const std::string suites = CHESS_SOURCE_DIR "/tests/programs/suites";
+  const Command command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-x", "-k", "bank or param", suites};
   EXPECT_EQ(ListingCommand(pytest, command),
             (Command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                     "-x", "-k", "bank or param", "tests/"}));
+                     "-x", "-k", "bank or param", suites}));
   const std::vector<TestCase> cases = Parse(pytest, command, kPytestListing);
   EXPECT_EQ(Names(cases),
             (std::vector<std::string>{"test_bank.py::test_opens_with_its_balance", "test_bank.py::test_lost_update",
@@ -165,16 +166,20 @@ TEST(FrameworkListings, PytestNodeIdsRunByTheUsersPython) {
   ASSERT_EQ(cases.size(), 4u);
   // The user's options stay (with -k's value), the path gives way to the node id.
   EXPECT_EQ(cases[1].command, (Command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                       "-x", "-k", "bank or param", "test_bank.py::test_lost_update"}));
+                                       suites + "/test_bank.py::test_lost_update", "-x", "-k", "bank or param"}));
   EXPECT_TRUE(Parse(pytest, command, "\nno tests collected in 0.00s\n").empty());
   // Given by a path from elsewhere, a test is named relative to that path's directory (pytest's
   // rootdir) and run by a path that finds it from here.
-  const std::string suites = CHESS_SOURCE_DIR "/tests/programs/suites";
   const std::vector<TestCase> elsewhere =
       Parse(pytest, {"pytest", suites + "/test_bank.py"}, "test_bank.py::test_lost_update\n\n1 test collected\n");
   ASSERT_EQ(elsewhere.size(), 1u);
   EXPECT_EQ(elsewhere[0].name, "test_bank.py::test_lost_update");
   EXPECT_EQ(elsewhere[0].command.back(), suites + "/test_bank.py::test_lost_update");
+  const std::vector<TestCase> covered = Parse(pytest, {"pytest", suites + "/test_bank.py", "--cov", "src", "--cov"},
+                                              "test_bank.py::test_lost_update\n\n1 test collected\n");
+  ASSERT_EQ(covered.size(), 1u);
+  EXPECT_EQ(covered[0].command, (Command{"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                         suites + "/test_bank.py::test_lost_update", "--cov", "src", "--cov"}));
   // A test file run by Python, and a test file alone, are pytest's too.
   EXPECT_EQ(ListingCommand(pytest, {"python3", "test_bank.py"}),
             (Command{"python3", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_bank.py"}));
