@@ -21,7 +21,7 @@ enum class Framework : uint8_t {
                 // (\ before \ , [ ] " and a leading ~) instead of the user's specs
   kDoctest,     // --dt-list-test-cases; + --dt-test-case=NAME (\ before , and \)
   kPytest,      // python -m pytest --collect-only -q -p no:cacheprovider ARGS; python -m pytest -q -p
-                // no:cacheprovider OPTIONS NODE-ID: the user's Python and options, the node id for their paths
+                // no:cacheprovider NODE-ID ARGS: the user's Python and arguments, but the paths and node ids
   kRust,        // a libtest binary (cargo test --no-run): --list --format terse; NAME --exact --test-threads=1
                 // instead of the user's filters (#[ignore]d ones disabled)
   kGo,          // a `go test -c` binary: -test.list '.*'; + -test.run '^Name$' -test.count=1
