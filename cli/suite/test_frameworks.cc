@@ -111,6 +111,23 @@ std::string ShebangInterpreter(const MappedFile& file) {
   return interpreter.substr(interpreter.rfind('/') + 1);
 }
 
+// The build tools that run tests by building and running test binaries of their own: what to give
+// chess-trace test instead, which searches one binary's cases.
+std::optional<std::string> BuildToolHint(const std::vector<std::string>& command) {
+  const std::string tool = command[0].substr(command[0].rfind('/') + 1);
+  const bool tests = command.size() > 1 && command[1] == "test";
+  if (tool == "go" && tests) {
+    return "go test builds and runs a test binary of its own: build it with go test -c -o PKG.test and give "
+           "./PKG.test";
+  }
+  if (tool == "cargo" && tests) {
+    return "cargo test builds and runs test binaries of its own: give one of those cargo test --no-run names "
+           "(target/debug/deps/NAME-HASH)";
+  }
+  if (tool == "ctest") return "ctest runs many test programs: give one of them, or list their commands in --tests FILE";
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string_view FrameworkName(Framework framework) {
@@ -140,6 +157,7 @@ std::string SupportedFrameworks() {
 Result<DetectedFramework> DetectFramework(const std::vector<std::string>& command) {
   if (command.empty()) return Error{"no test command: give it after --"};
   if (IsPytestCommand(command)) return DetectedFramework{Framework::kPytest};
+  if (std::optional<std::string> hint = BuildToolHint(command)) return Error{*hint};
   const std::string path = ResolveProgram(command[0]);
   if (path.empty()) return Error{"cannot find " + command[0] + " (not a path, and not in PATH)"};
   const MappedFile file(path);
@@ -167,10 +185,11 @@ Result<DetectedFramework> ForcedFramework(Framework framework, const std::vector
   return DetectedFramework{framework, Catch2Version(file).value_or(3)};
 }
 
-Result<std::vector<TestCase>> ListTests(const DetectedFramework& framework, const std::vector<std::string>& command,
-                                        std::chrono::seconds timeout) {
-  if (framework.framework == Framework::kList) return Error{"a --tests FILE list is read, not run: ReadTestList"};
-  const std::vector<std::string> listing = ListingCommand(framework, command);
+namespace {
+
+// Runs `listing` and parses what it prints; the error quotes its status and its first lines.
+Result<std::vector<TestCase>> RunListing(const DetectedFramework& framework, const std::vector<std::string>& command,
+                                         const std::vector<std::string>& listing, std::chrono::seconds timeout) {
   Result<CapturedRun> run = RunCaptured(listing, timeout);
   if (!run) return Error{run.error()};
   Result<std::vector<TestCase>> tests = ParseListing(framework, command, run->out);
@@ -185,6 +204,38 @@ Result<std::vector<TestCase>> ListTests(const DetectedFramework& framework, cons
   int shown = 0;
   for (std::string line; shown < 5 && std::getline(lines, line); ++shown) message += "\n  " + line;
   return Error{message};
+}
+
+// libtest lists #[ignore]d tests with the others, and run alone they pass without running: a
+// second listing with --ignored names them, and they are disabled — unless the user's command
+// runs them (--ignored, --include-ignored).
+Result<void> MarkIgnoredRustTests(const DetectedFramework& framework, const std::vector<std::string>& command,
+                                  std::chrono::seconds timeout, std::vector<TestCase>& tests) {
+  for (const std::string& arg : command) {
+    if (arg == "--ignored" || arg == "--include-ignored") return {};
+  }
+  std::vector<std::string> listing = ListingCommand(framework, command);
+  listing.push_back("--ignored");
+  Result<std::vector<TestCase>> ignored = RunListing(framework, command, listing, timeout);
+  if (!ignored) return Error{ignored.error()};
+  for (TestCase& test : tests) {
+    for (const TestCase& other : *ignored) test.disabled = test.disabled || other.name == test.name;
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<TestCase>> ListTests(const DetectedFramework& framework, const std::vector<std::string>& command,
+                                        std::chrono::seconds timeout) {
+  if (framework.framework == Framework::kList) return Error{"a --tests FILE list is read, not run: ReadTestList"};
+  Result<std::vector<TestCase>> tests = RunListing(framework, command, ListingCommand(framework, command), timeout);
+  if (tests && framework.framework == Framework::kRust) {
+    if (Result<void> marked = MarkIgnoredRustTests(framework, command, timeout, *tests); !marked) {
+      return Error{marked.error()};
+    }
+  }
+  return tests;
 }
 
 }  // namespace chess::cli::suite

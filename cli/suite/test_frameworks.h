@@ -13,13 +13,18 @@
 
 namespace chess::cli::suite {
 
+// How each lists its cases and runs one alone (the user's arguments stay, but those that select
+// tests, which give way to the case's own selection):
 enum class Framework : uint8_t {
-  kGoogleTest,  // --gtest_list_tests, --gtest_filter=Suite.Name
-  kCatch2,      // v2: --list-test-names-only; v3: --list-tests --verbosity quiet; a name as a filter
-  kDoctest,     // --dt-list-test-cases, --dt-test-case=NAME (with , and \ escaped)
-  kPytest,      // python3 -m pytest --collect-only -q; a node id
+  kGoogleTest,  // --gtest_list_tests; + --gtest_filter=Suite.Name (DISABLED_ ones disabled)
+  kCatch2,      // v2: --list-test-names-only; v3: --list-tests --verbosity quiet; the name as a test spec
+                // (\ before \ , [ ] " and a leading ~) instead of the user's specs
+  kDoctest,     // --dt-list-test-cases; + --dt-test-case=NAME (\ before , and \)
+  kPytest,      // python -m pytest --collect-only -q -p no:cacheprovider ARGS; python -m pytest -q -p
+                // no:cacheprovider NODE-ID ARGS: the user's Python and arguments, but the paths and node ids
   kRust,        // a libtest binary (cargo test --no-run): --list --format terse; NAME --exact --test-threads=1
-  kGo,          // a `go test -c` binary: -test.list '.*'; -test.run '^Name$' -test.count=1
+                // instead of the user's filters (#[ignore]d ones disabled)
+  kGo,          // a `go test -c` binary: -test.list '.*'; + -test.run '^Name$' -test.count=1
   kList,        // --tests FILE: one shell command per line
 };
 
@@ -50,9 +55,10 @@ Result<DetectedFramework> DetectFramework(const std::vector<std::string>& comman
 // The same for a forced --framework (Catch2's version still read from the binary).
 Result<DetectedFramework> ForcedFramework(Framework framework, const std::vector<std::string>& command);
 
-// Runs `command`'s listing natively (no tracing) and parses it; the error quotes the listing's
-// exit status and the first lines of its stderr. A listing that runs longer than `timeout` is
-// killed and is an error.
+// Runs `command`'s listing natively (no tracing: stdin /dev/null, its own process group, killed
+// with whatever it started when it ends) and parses it; the error quotes the listing's exit status
+// and the first lines of its stderr. A listing that runs longer than `timeout` is killed and is an
+// error. No test found is no error. Rust's is listed twice, the second time its #[ignore]d tests.
 Result<std::vector<TestCase>> ListTests(const DetectedFramework& framework, const std::vector<std::string>& command,
                                         std::chrono::seconds timeout);
 

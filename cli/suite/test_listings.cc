@@ -196,6 +196,24 @@ constexpr std::array kCatch2Valued{"-o"sv,
                                    "--shard-count"sv,
                                    "--shard-index"sv};
 
+// pytest's arguments but those that select tests: a path that exists or a node id goes, any
+// other word stays (a plugin option's value: pytest's own options are known, a plugin's are not).
+std::vector<std::string> PytestOptions(const std::vector<std::string>& args) {
+  std::vector<std::string> options;
+  std::error_code error;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool valued = std::find(kPytestValued.begin(), kPytestValued.end(), args[i]) != kPytestValued.end();
+    if (valued && i + 1 < args.size()) {
+      options.push_back(args[i]);
+      options.push_back(args[++i]);
+    } else if (StartsWith(args[i], "-") ||
+               (args[i].find("::") == std::string::npos && !std::filesystem::exists(args[i], error))) {
+      options.push_back(args[i]);
+    }
+  }
+  return options;
+}
+
 std::vector<std::string> CaseCommand(const DetectedFramework& framework, const std::vector<std::string>& command,
                                      const std::string& name) {
   const std::vector<std::string> args(command.begin() + 1, command.end());
@@ -211,9 +229,12 @@ std::vector<std::string> CaseCommand(const DetectedFramework& framework, const s
       return Concat(command, {"--dt-test-case=" + DoctestFilter(name)});  // the last one wins
     case Framework::kPytest: {
       const PytestInvocation pytest = Pytest(command);
-      std::vector<std::string> run = Concat(pytest.python, {"-m", "pytest", "-q", "-p", "no:cacheprovider"});
-      for (std::string& option : OptionsOnly(pytest.args, kPytestValued)) run.push_back(std::move(option));
-      return Concat(run, {PytestNodeArgument(name, pytest.args)});
+      // The node id first: a plugin's option with an optional value (pytest-cov's --cov) at the
+      // end of the user's arguments would take it for its value.
+      std::vector<std::string> run = Concat(pytest.python, {"-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                                            PytestNodeArgument(name, pytest.args)});
+      for (std::string& arg : PytestOptions(pytest.args)) run.push_back(std::move(arg));
+      return run;
     }
     case Framework::kRust: {
       // One test thread: libtest then starts no pool beside the test's own thread, which leaves

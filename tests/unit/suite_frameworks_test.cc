@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cli/suite/test_frameworks.h"
+#include "cli/suite/captured_run.h"
 #include "cli/suite/test_listings.h"
 
 namespace chess::cli::suite {
@@ -153,10 +154,11 @@ constexpr std::string_view kPytestListing =
 
 TEST(FrameworkListings, PytestNodeIdsRunByTheUsersPython) {
   const DetectedFramework pytest{Framework::kPytest};
-  const Command command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-x", "-k", "bank or param", "tests/"};
+  const std::string suites = CHESS_SOURCE_DIR "/tests/programs/suites";
+  const Command command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-x", "-k", "bank or param", suites};
   EXPECT_EQ(ListingCommand(pytest, command),
             (Command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                     "-x", "-k", "bank or param", "tests/"}));
+                     "-x", "-k", "bank or param", suites}));
   const std::vector<TestCase> cases = Parse(pytest, command, kPytestListing);
   EXPECT_EQ(Names(cases),
             (std::vector<std::string>{"test_bank.py::test_opens_with_its_balance", "test_bank.py::test_lost_update",
@@ -164,16 +166,20 @@ TEST(FrameworkListings, PytestNodeIdsRunByTheUsersPython) {
   ASSERT_EQ(cases.size(), 4u);
   // The user's options stay (with -k's value), the path gives way to the node id.
   EXPECT_EQ(cases[1].command, (Command{"/usr/bin/python3", "-X", "dev", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                       "-x", "-k", "bank or param", "test_bank.py::test_lost_update"}));
+                                       suites + "/test_bank.py::test_lost_update", "-x", "-k", "bank or param"}));
   EXPECT_TRUE(Parse(pytest, command, "\nno tests collected in 0.00s\n").empty());
   // Given by a path from elsewhere, a test is named relative to that path's directory (pytest's
   // rootdir) and run by a path that finds it from here.
-  const std::string suites = CHESS_SOURCE_DIR "/tests/programs/suites";
   const std::vector<TestCase> elsewhere =
       Parse(pytest, {"pytest", suites + "/test_bank.py"}, "test_bank.py::test_lost_update\n\n1 test collected\n");
   ASSERT_EQ(elsewhere.size(), 1u);
   EXPECT_EQ(elsewhere[0].name, "test_bank.py::test_lost_update");
   EXPECT_EQ(elsewhere[0].command.back(), suites + "/test_bank.py::test_lost_update");
+  const std::vector<TestCase> covered = Parse(pytest, {"pytest", suites + "/test_bank.py", "--cov", "src", "--cov"},
+                                              "test_bank.py::test_lost_update\n\n1 test collected\n");
+  ASSERT_EQ(covered.size(), 1u);
+  EXPECT_EQ(covered[0].command, (Command{"/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                         suites + "/test_bank.py::test_lost_update", "--cov", "src", "--cov"}));
   // A test file run by Python, and a test file alone, are pytest's too.
   EXPECT_EQ(ListingCommand(pytest, {"python3", "test_bank.py"}),
             (Command{"python3", "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "test_bank.py"}));
@@ -301,6 +307,9 @@ TEST(FrameworkDetection, AnythingElseIsAnErrorThatNamesTheWaysOut) {
     EXPECT_NE(detected.error().find("--framework"), std::string::npos) << detected.error();
     EXPECT_NE(detected.error().find("--tests FILE"), std::string::npos) << detected.error();
   }
+  // Build tools that run test binaries of their own: the error says which binary to give.
+  EXPECT_NE(DetectFramework({"go", "test", "./..."}).error().find("go test -c"), std::string::npos);
+  EXPECT_NE(DetectFramework({"cargo", "test"}).error().find("--no-run"), std::string::npos);
   Result<DetectedFramework> missing = DetectFramework({"no-such-test-binary"});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("no-such-test-binary"), std::string::npos) << missing.error();
@@ -341,6 +350,52 @@ TEST(SuiteListing, ListsEveryBuiltSample) {
     ASSERT_TRUE(cases.ok()) << command.back() << ": " << cases.error();
     EXPECT_EQ(cases->size(), count) << command.back();
   }
+}
+
+// Each listed case's command, run natively, runs that case alone and passes (every case of the
+// samples passes natively): the escaped names select exactly their test.
+TEST(SuiteListing, EachCaseOfTheSamplesRunsAlone) {
+  const std::vector<std::pair<Command, std::string>> suites{
+      {{kSuites + "/gtest_bank"}, "[  PASSED  ] 1 test."},
+      {{kSuites + "/catch2_bank"}, "(1 assertion in 1 test case)"},
+      {{kSuites + "/doctest_bank"}, "test cases: 1 | 1 passed"},
+      {{kSuites + "/rust_bank"}, "1 passed; 0 failed"},
+      {{kSuites + "/go_bank", "-test.v"}, "--- PASS"},
+      {{"/usr/bin/python3", "-m", "pytest", kSuites + "/test_bank.py"}, "1 passed"}};
+  for (const auto& [command, ran_one] : suites) {
+    const std::string& program = command[0] == "/usr/bin/python3" ? command.back() : command[0];
+    if (!Built(program)) continue;
+    Result<DetectedFramework> framework = DetectFramework(command);
+    ASSERT_TRUE(framework.ok()) << framework.error();
+    Result<std::vector<TestCase>> cases = ListTests(*framework, command, std::chrono::seconds(60));
+    if (!cases) continue;  // pytest not installed for this Python: ListsEveryBuiltSample says so
+    for (const TestCase& test : *cases) {
+      if (test.disabled) continue;
+      Result<CapturedRun> run = RunCaptured(test.command, std::chrono::seconds(60));
+      ASSERT_TRUE(run.ok()) << run.error();
+      EXPECT_EQ(run->status, 0) << test.name << "\n" << run->out << run->err;
+      EXPECT_NE(run->out.find(ran_one), std::string::npos) << test.name << "\n" << run->out;
+      if (framework->framework == Framework::kGo) {
+        EXPECT_EQ(run->out.find("--- PASS"), run->out.rfind("--- PASS")) << test.name << "\n" << run->out;
+      }
+    }
+  }
+}
+
+TEST(SuiteListing, RustIgnoredTestsAreDisabled) {
+  // A stand-in for a libtest binary: --ignored lists only the #[ignore]d test.
+  const Command command{"/bin/sh", "-c",
+                        "echo 'slow: test'; case \"$*\" in *--ignored*) exit 0;; esac; echo 'fast: test'", "rust_bank"};
+  Result<std::vector<TestCase>> cases = ListTests({Framework::kRust}, command, std::chrono::seconds(10));
+  ASSERT_TRUE(cases.ok()) << cases.error();
+  ASSERT_EQ(Names(*cases), (std::vector<std::string>{"slow", "fast"}));
+  EXPECT_TRUE((*cases)[0].disabled);
+  EXPECT_FALSE((*cases)[1].disabled);
+  Command including = command;
+  including.push_back("--include-ignored");
+  cases = ListTests({Framework::kRust}, including, std::chrono::seconds(10));
+  ASSERT_TRUE(cases.ok()) << cases.error();
+  EXPECT_FALSE((*cases)[0].disabled);
 }
 
 TEST(SuiteListing, AFailingListingQuotesItsStatusAndStderr) {
