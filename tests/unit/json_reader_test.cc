@@ -48,7 +48,9 @@ TEST(JsonReader, RefusesWhatIsNotJson) {
                           "\"\\x\"", "tru", "nul", "[1] 2", "{\"a\":1,}", "\"\\u12G4\""}) {
     auto read = JsonValue::Parse(bad);
     EXPECT_FALSE(read.ok()) << "accepted: " << bad;
-    if (!read.ok()) EXPECT_NE(read.error().find("not JSON at byte"), std::string::npos) << read.error();
+    if (!read.ok()) {
+      EXPECT_NE(read.error().find("not JSON at byte"), std::string::npos) << read.error();
+    }
   }
 }
 
