@@ -417,7 +417,8 @@ int TestCommand(const TestOptions& options) {
         messages.Live("[" + std::to_string(i + 1) + "/" + std::to_string(tests.size()) + "] " + test.name + " …");
       }
       result = SearchTest(settings, test, out_dir, std::min(options.per_test_seconds, left));
-      if (supervisor::PendingStopSignal() != 0 && result.verdict == TestVerdict::kError) {
+      if (supervisor::PendingStopSignal() != 0 && result.verdict != TestVerdict::kConcurrencyBug &&
+          result.verdict != TestVerdict::kPlainFailure) {
         result.verdict = TestVerdict::kSkipped;
         result.skip_reason = "the run was interrupted during its search";
       }

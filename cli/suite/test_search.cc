@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/world/kept_namespace.h"
 
 namespace chess::cli::suite {
@@ -93,7 +94,10 @@ TestResult SearchTest(const SearchSettings& settings, const TestCase& test_case,
         execv(words[0], words.data());
         return 127;
       },
-      std::chrono::milliseconds(static_cast<int64_t>(limit * 1000)), kMostReportBytes);
+      std::chrono::milliseconds(static_cast<int64_t>(limit * 1000)), kMostReportBytes,
+      // Ctrl-C reaches `test` alone (the search has a process group of its own): the search is
+      // told to stop, and saves what it has.
+      [] { return supervisor::PendingStopSignal() != 0; });
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   TestResult result;
   if (!ran) {
@@ -136,7 +140,8 @@ TestResult ResultFromReport(const TestCase& test_case, int exit_status, const Js
   const JsonValue* coverage = report->Find("coverage");
   const std::string stopped_by = report->StringAt("stopped_by");
   if (result.outcome == "none") {
-    result.coverage = Strip(FirstLine(text), "chess-trace: ");
+    // explore's coverage sentence (the text's first line may be a data race it reported first).
+    result.coverage = result.message.empty() ? Strip(FirstLine(text), "chess-trace: ") : result.message;
     const bool complete = coverage != nullptr && coverage->Find("complete") != nullptr &&
                           coverage->Find("complete")->Bool();
     // A bounded search that stopped at its budget did not cover its bound: not a pass.

@@ -14,9 +14,11 @@ checked; --tests: exactly N tests were run. Every test not named must not have f
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ElementTree
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -70,6 +72,39 @@ def check_replay(chess_trace, test, cwd):
         fail(f"{test['name']}: the trace's command {argv} does not run that test alone")
 
 
+def interrupted(chess_trace, command, after):
+    """SIGINT `after` seconds into a run: the test in progress is stopped, the rest are skipped,
+    the reports are still written, it exits 130, and no search is left running."""
+    with tempfile.TemporaryDirectory() as work:
+        report_path = os.path.join(work, "report.json")
+        junit = os.path.join(work, "junit.xml")
+        line = [chess_trace, "test", "--report", report_path, "--junit", junit, "--out", work + "/out", "--",
+                *command]
+        process = subprocess.Popen(line, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   start_new_session=True)
+        time.sleep(after)
+        os.kill(process.pid, signal.SIGINT)
+        try:
+            _, err = process.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            fail("chess-trace test did not end within 60 s of SIGINT")
+        err = err.decode(errors="replace")
+        if process.returncode != 130:
+            fail(f"exit status {process.returncode} after SIGINT, expected 130:\n{err}")
+        if not os.path.exists(report_path) or not os.path.exists(junit):
+            fail(f"the reports were not written after SIGINT:\n{err}")
+        with open(report_path) as f:
+            report = json.load(f)
+        reasons = [t["skip_reason"] for t in report["tests"] if t["verdict"] == "skipped"]
+        if not any("interrupted" in reason for reason in reasons):
+            fail(f"no test skipped as interrupted: {reasons}\n{err}")
+        left = subprocess.run(["pgrep", "-f", work], capture_output=True, text=True).stdout.split()
+        if left:
+            fail(f"processes left running after SIGINT: {left}")
+        print(f"ok: interrupted after {after} s: " + ", ".join(t["verdict"] for t in report["tests"]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("chess_trace")
@@ -81,9 +116,13 @@ def main():
     parser.add_argument("--tests", type=int)
     parser.add_argument("--tests-file")
     parser.add_argument("--option", action="append", default=[])
+    parser.add_argument("--interrupt-after", type=float, help="send SIGINT after this many seconds")
     argv = sys.argv[1:]
     command = argv[argv.index("--") + 1:] if "--" in argv else []
     args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    if args.interrupt_after is not None:
+        interrupted(args.chess_trace, command, args.interrupt_after)
+        return
     with tempfile.TemporaryDirectory() as work:
         junit = os.path.join(work, "junit.xml")
         report_path = os.path.join(work, "report.json")

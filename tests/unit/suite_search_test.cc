@@ -16,12 +16,13 @@ JsonValue Report(const std::string& text) {
 }
 
 TEST(SuiteSearch, ABoundCoveredIsAPass) {
-  const JsonValue report = Report(R"({"outcome":"none","executions":46,"message":"all 46 schedules",
+  const JsonValue report = Report(R"({"outcome":"none","executions":46,"message":"no bug: all 46 schedules",
       "coverage":{"complete":true},"stopped_by":"bound-explored"})");
-  const TestResult result = ResultFromReport(kCase, 0, &report, "chess-trace: no bug: all 46 schedules\n", true, {});
+  const TestResult result = ResultFromReport(
+      kCase, 0, &report, "chess-trace: data race: thread 0 wrote…\nchess-trace: no bug: all 46 schedules\n", true, {});
   EXPECT_EQ(result.verdict, TestVerdict::kPassed);
   EXPECT_EQ(result.executions, 46u);
-  EXPECT_EQ(result.coverage, "no bug: all 46 schedules");
+  EXPECT_EQ(result.coverage, "no bug: all 46 schedules") << "the coverage sentence, not the race before it";
 }
 
 TEST(SuiteSearch, ABudgetSpentBeforeTheBoundIsSkippedSayingSo) {
