@@ -511,6 +511,13 @@ int ExploreCommand(const ExploreOptions& options) {
     messages.Say(checked.error());
     return kExitError;
   }
+  // Made before the first execution, not when the first trace is saved: the program may list its
+  // working directory (Python's imports do, with it on sys.path), and the run that records a
+  // bug's trace must find it as the executions of the search did.
+  if (auto made = MakeOutDirectory(options.out_dir); !made) {
+    messages.Say(made.error());
+    return kExitError;
+  }
   if (!options.report_path.empty()) {
     if (auto checked = CheckFileDestination("--report", options.report_path); !checked) {
       messages.Say(checked.error());
