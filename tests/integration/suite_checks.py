@@ -123,9 +123,13 @@ def main():
     if args.interrupt_after is not None:
         interrupted(args.chess_trace, command, args.interrupt_after)
         return
-    with tempfile.TemporaryDirectory() as work:
-        junit = os.path.join(work, "junit.xml")
-        report_path = os.path.join(work, "report.json")
+    with tempfile.TemporaryDirectory() as scratch:
+        # The reports are written beside the working directory, not in it: a replay must find the
+        # directory as the search did (CPython lists it, with it on sys.path).
+        work = os.path.join(scratch, "work")
+        os.mkdir(work)
+        junit = os.path.join(scratch, "junit.xml")
+        report_path = os.path.join(scratch, "report.json")
         line = [args.chess_trace, "test", "--junit", junit, "--report", report_path, "--out", "out", *args.option]
         line += ["--tests", args.tests_file] if args.tests_file else ["--", *command]
         code, out, err = run(line, timeout=TIMEOUT, cwd=work)
