@@ -65,6 +65,9 @@ Result<OracleJudge> MakeJudge(const ExploreOptions& options, const ExecutionSett
   spec.fail_on_output = options.fail_on_output;
   spec.check_command = options.check_command;
   if (spec.check_command && spec.check_command->empty()) return Error{"--check: the command is empty"};
+  if (options.output_files.size() > trace::kMaxOracleFiles) {
+    return Error{"--output-file: at most " + std::to_string(trace::kMaxOracleFiles) + " files (a trace keeps that many)"};
+  }
   if (!options.output_files.empty() && !options.same_output) {
     return Error{"--output-file needs --same-output: it names the files every execution must leave as the first did"};
   }
@@ -160,7 +163,10 @@ void Search::SaveTrace(ReportedBug& bug) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
   }
   TraceRecording recording(replay);
-  if (backend_.Oracles().Any()) recording.SetOracle({options_.expect_exit, backend_.Oracles().Oracle().Spec()});
+  // (A --same-output whose reference failed has nothing to judge by: no record.)
+  if (backend_.Oracles().Oracle().Spec().Any()) {
+    recording.SetOracle({options_.expect_exit, backend_.Oracles().Oracle().Spec()});
+  }
   supervisor::SupervisorOptions options = execution_.options;
   options.backtrace_before.insert(bug.found.preemption_decisions.begin(), bug.found.preemption_decisions.end());
   Result<RecordedRun> run = RecordInOut(recording, bug.found.summary.outcome, bug.found.execution, options);
@@ -281,6 +287,7 @@ int Search::Run() {
       backend_.ReferenceFromFirstExecution();
     } else if (auto taken = backend_.RunReference(); !taken) {
       backend_.EndCapture();
+      if (const int signal = supervisor::PendingStopSignal(); signal != 0) return 128 + signal;
       messages_.Say("--same-output: " + taken.error() + "; run with --strategy pb to search from it");
       return kExitError;
     }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/world/kept_namespace.h"
 #include "trace/format.h"
 
@@ -35,7 +36,8 @@ void OracleJudge::Inspect(supervisor::ExecutionResult& result) const {
                                   result.exit_status == world_.expect_exit;
   if (oracle_.Spec().check_command && exited_as_expected) {
     auto ran = supervisor::RunCommandInside(result.mount_namespace.get(), world_.cwd, *oracle_.Spec().check_command,
-                                            world_.check_env, world_.check_timeout);
+                                            world_.check_env, world_.check_timeout,
+                                            [] { return supervisor::PendingStopSignal() != 0; });
     if (!ran) {
       left.error = "--check could not run: " + ran.error();
       return;

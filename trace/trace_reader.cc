@@ -357,6 +357,9 @@ class Decoder {
     trace::Outcome outcome;
     const uint8_t kind = in.U8();
     if (kind > static_cast<uint8_t>(search::kLastOutcome)) return Damaged("an unknown outcome " + std::to_string(kind));
+    if (kind >= static_cast<uint8_t>(search::Outcome::kWrongOutput) && trace_.format_version < kFirstOracleFormat) {
+      return Damaged("an oracle's outcome in a format " + std::to_string(trace_.format_version) + " trace");
+    }
     outcome.outcome = static_cast<search::Outcome>(kind);
     const uint8_t flags = in.U8();
     if (flags > 3) return Damaged("an outcome with unknown flags");

@@ -166,6 +166,7 @@ void TraceWriter::WriteRaceSites(const std::set<search::CodeLocation>& sites) {
 }
 
 void TraceWriter::WriteOracle(const Oracle& oracle) {
+  if (!oracle.output.Any()) return;  // nothing to judge by: a reader calls such a record damage
   FlushRepeats();
   scratch_.Clear();
   const search::OutputOracleSpec& output = oracle.output;

@@ -389,6 +389,7 @@ int TestCommand(const TestOptions& options) {
   settings.budget.executions = options.per_test_executions;
   settings.budget.seconds = options.per_test_seconds;
   settings.budget.execution_timeout_seconds = explore->execution_timeout_seconds;
+  settings.budget.checks = explore->check_command.has_value();
 
   supervisor::InstallStopHandlers();
   std::vector<TestResult> results;

@@ -18,6 +18,7 @@ struct TestBudget {
   uint64_t executions = 2000;              // --per-test-executions
   double seconds = 60;                     // --per-test-time
   double execution_timeout_seconds = 60;   // explore's --execution-timeout, for the hard limit
+  bool checks = false;                     // explore's --check: each execution may run it too
 };
 
 // What `explore` is told for every case: the user's explore options, and whether the search

@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "supervisor/ptrace/ptrace.h"
@@ -67,6 +69,7 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
     close(output[1]);
     return Error{std::string("pipe: ") + strerror(errno)};
   }
+  const pid_t parent = getpid();
   const pid_t child = fork();
   if (child < 0) {
     const int error = errno;
@@ -75,17 +78,22 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
   }
   if (child == 0) {
     setpgid(0, 0);
+    // Gone with chess-trace, whatever kills it: nothing else would end the work.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     // chess-trace may trap its own rdtsc (PR_TSC_SIGSEGV, inherited and kept across exec).
     prctl(PR_SET_TSC, PR_TSC_ENABLE);
-    // chess-trace's own handlers and mask are not the work's.
+    // chess-trace's own handlers are not the work's: reset before unblocking, so that a signal
+    // that comes in between is not taken by one of them.
+    for (int signal = 1; signal < NSIG; ++signal) ::signal(signal, SIG_DFL);
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_UNBLOCK, &all, nullptr);
-    for (int signal = 1; signal < NSIG; ++signal) ::signal(signal, SIG_DFL);
+    // What went wrong, without allocating (the parent may have had other threads).
     auto fail = [&](const char* what) {
-      const int error = errno;
-      const std::string text = std::string(what) + ": " + strerror(error);
-      (void)!write(failure[1], text.data(), text.size());
+      char text[256];
+      const int length = std::snprintf(text, sizeof(text), "%s: errno %d", what, errno);
+      if (length > 0) (void)!write(failure[1], text, static_cast<size_t>(std::min<int>(length, sizeof(text) - 1)));
       _exit(127);
     };
     if (space != nullptr) {
@@ -94,7 +102,7 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
         fail("setns into the execution's namespaces");
       }
     }
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail(("chdir " + cwd).c_str());
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) fail("chdir into the working directory");
     const int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(output[1], STDOUT_FILENO) < 0 ||
         dup2(output[1], STDERR_FILENO) < 0) {
@@ -110,61 +118,57 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
   std::string failed;
   int64_t deadline = MonotonicMillis() + timeout.count();
   bool stopping = false;
-  // Asked to stop: the work is told (SIGTERM) and given ten seconds to end.
-  auto check_stop = [&]() {
-    if (stopping || !stop || !stop()) return;
-    stopping = true;
-    kill(-child, SIGTERM);
-    deadline = std::min(deadline, MonotonicMillis() + 10'000);
-  };
+  std::optional<int> status;
+  bool gone = false;
   bool output_open = true;
   bool failure_open = true;
   char buffer[65536];
-  while (output_open || failure_open) {
-    check_stop();
+  auto read_from = [&](int fd, bool& open, std::string& into, size_t most) {
+    const ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got > 0) {
+      into.append(buffer, std::min(static_cast<size_t>(got), most - std::min(most, into.size())));
+    } else if (got == 0 || errno != EINTR) {
+      open = false;
+    }
+  };
+  // Until the work ends (not its output: something it started in the background may hold that
+  // open), or the deadline.
+  for (;;) {
+    // Asked to stop: the work is told (SIGTERM, to it alone: what it started is its business)
+    // and given ten seconds to end.
+    if (!stopping && stop && stop()) {
+      stopping = true;
+      kill(child, SIGTERM);
+      deadline = std::min(deadline, MonotonicMillis() + 10'000);
+    }
+    status = ptrace::PollChild(child, gone);
+    if (status || gone) break;
     const int64_t left = deadline - MonotonicMillis();
     if (left <= 0) {
       result.timed_out = true;
       break;
     }
     pollfd watch[2] = {{output_open ? output[0] : -1, POLLIN, 0}, {failure_open ? failure[0] : -1, POLLIN, 0}};
-    if (poll(watch, 2, static_cast<int>(std::min<int64_t>(left, 1000))) < 0 && errno != EINTR) break;
+    if (poll(watch, 2, static_cast<int>(std::min<int64_t>(left, 20))) < 0 && errno != EINTR) break;
     if (output_open && (watch[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-      const ssize_t got = read(output[0], buffer, sizeof(buffer));
-      if (got > 0) {
-        result.output.append(buffer, std::min(static_cast<size_t>(got), limit - std::min(limit, result.output.size())));
-      } else if (got == 0 || errno != EINTR) {
-        output_open = false;
-      }
+      read_from(output[0], output_open, result.output, limit);
     }
     if (failure_open && (watch[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-      const ssize_t got = read(failure[0], buffer, sizeof(buffer));
-      if (got > 0) {
-        failed.append(buffer, static_cast<size_t>(got));
-      } else if (got == 0 || errno != EINTR) {
-        failure_open = false;
-      }
+      read_from(failure[0], failure_open, failed, 4096);
     }
   }
-  close(output[0]);
-  close(failure[0]);
-  // The output ended when the work did, or it closed it: wait for its status until the deadline.
-  std::optional<int> status;
-  bool gone = false;
-  while (!result.timed_out) {
-    check_stop();
-    status = ptrace::PollChild(child, gone);
-    if (status || gone) break;
-    if (MonotonicMillis() >= deadline) {
-      result.timed_out = true;
-      break;
-    }
-    const timespec pause{0, 1'000'000};
-    nanosleep(&pause, nullptr);
-  }
-  // The work's whole group goes, whatever it left behind (a daemon started by a check).
+  // The work's whole group goes, whatever it left behind (a daemon started by a check); then what
+  // it wrote is drained: nobody holds the pipes once the group is gone.
   kill(-child, SIGKILL);
   if (!status && !gone) ptrace::ReapChild(child);
+  int flags = fcntl(output[0], F_GETFL);
+  fcntl(output[0], F_SETFL, flags | O_NONBLOCK);
+  flags = fcntl(failure[0], F_GETFL);
+  fcntl(failure[0], F_SETFL, flags | O_NONBLOCK);
+  while (output_open) read_from(output[0], output_open, result.output, limit);
+  while (failure_open) read_from(failure[0], failure_open, failed, 4096);
+  close(output[0]);
+  close(failure[0]);
   if (!failed.empty()) return Error{failed};
   result.status = status ? (WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status)) : 128 + SIGKILL;
   return result;
@@ -172,70 +176,87 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
 
 Result<InsideResult> RunCommandInside(const KeptMountNamespace* space, const std::string& cwd,
                                       const std::string& command, const std::vector<std::string>& env,
-                                      std::chrono::milliseconds timeout) {
+                                      std::chrono::milliseconds timeout, const std::function<bool()>& stop) {
+  // Made before the fork: the child only execs.
+  std::vector<char*> environment;
+  for (const std::string& entry : env) environment.push_back(const_cast<char*>(entry.c_str()));
+  environment.push_back(nullptr);
+  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
   return RunInside(
       space, cwd,
       [&]() {
-        std::vector<char*> environment;
-        for (const std::string& entry : env) environment.push_back(const_cast<char*>(entry.c_str()));
-        environment.push_back(nullptr);
-        const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
         execve("/bin/sh", const_cast<char* const*>(argv), environment.data());
         return 127;
       },
-      timeout);
+      timeout, size_t{1} << 20, stop);
 }
 
 Result<std::vector<std::optional<std::string>>> ReadFilesInside(const KeptMountNamespace* space,
                                                                  const std::string& cwd,
                                                                  const std::vector<std::string>& paths,
                                                                  size_t limit) {
-  // Each file as a presence byte, its length (8 bytes) and its bytes, on the child's stdout.
+  // On the child's stdout, for each file: a presence byte, then (if present) its bytes in chunks,
+  // each a 4-byte length and that many bytes, ending with a length of 0. No allocation in the
+  // child: one buffer on its stack.
+  auto write_all = [](const void* data, size_t size) {
+    const char* bytes = static_cast<const char*>(data);
+    for (size_t at = 0; at < size;) {
+      const ssize_t put = write(STDOUT_FILENO, bytes + at, size - at);
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) return false;
+      at += static_cast<size_t>(put);
+    }
+    return true;
+  };
   auto read_all = [&]() {
+    char buffer[65536];
     for (const std::string& path : paths) {
-      std::string bytes;
       const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      bool present = fd >= 0;
-      char buffer[65536];
-      while (present) {
-        const ssize_t got = read(fd, buffer, sizeof(buffer));
-        if (got == 0) break;
-        if (got < 0) {
-          if (errno == EINTR) continue;
-          present = false;
-          break;
-        }
-        bytes.append(buffer, std::min(static_cast<size_t>(got), limit - std::min(limit, bytes.size())));
+      const char present = fd >= 0 ? 1 : 0;
+      if (!write_all(&present, 1)) return 1;
+      if (fd < 0) continue;
+      size_t sent = 0;
+      while (sent < limit) {
+        const ssize_t got = read(fd, buffer, std::min(sizeof(buffer), limit - sent));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        const uint32_t length = static_cast<uint32_t>(got);
+        if (!write_all(&length, sizeof(length)) || !write_all(buffer, length)) return 1;
+        sent += length;
       }
-      if (fd >= 0) close(fd);
-      const char flag = present ? 1 : 0;
-      const uint64_t length = present ? bytes.size() : 0;
-      if (write(STDOUT_FILENO, &flag, 1) != 1) return 1;
-      if (write(STDOUT_FILENO, &length, sizeof(length)) != sizeof(length)) return 1;
-      for (size_t at = 0; at < length;) {
-        const ssize_t put = write(STDOUT_FILENO, bytes.data() + at, length - at);
-        if (put <= 0) return 1;
-        at += static_cast<size_t>(put);
-      }
+      close(fd);
+      const uint32_t end = 0;
+      if (!write_all(&end, sizeof(end))) return 1;
     }
     return 0;
   };
-  const size_t most = paths.size() * (limit + 1 + sizeof(uint64_t));
+  const size_t most = paths.size() * (limit + 1 + sizeof(uint32_t) * (limit / 1024 + 2));
   auto ran = RunInside(space, cwd, read_all, std::chrono::seconds(30), most);
   if (!ran) return Error{ran.error()};
   if (ran->status != 0 || ran->timed_out) return Error{"the files could not be read in the execution's namespace"};
   std::vector<std::optional<std::string>> files;
   size_t at = 0;
   const std::string& data = ran->output;
+  const Error cut{"the files read in the execution's namespace were cut short"};
   for (size_t i = 0; i < paths.size(); ++i) {
-    if (at + 1 + sizeof(uint64_t) > data.size()) return Error{"the files read in the execution's namespace were cut short"};
-    const bool present = data[at] != 0;
-    uint64_t length = 0;
-    std::memcpy(&length, data.data() + at + 1, sizeof(length));
-    at += 1 + sizeof(length);
-    if (at + length > data.size()) return Error{"the files read in the execution's namespace were cut short"};
-    files.push_back(present ? std::optional<std::string>(data.substr(at, length)) : std::nullopt);
-    at += length;
+    if (at >= data.size()) return cut;
+    const bool present = data[at++] != 0;
+    if (!present) {
+      files.push_back(std::nullopt);
+      continue;
+    }
+    std::string content;
+    for (;;) {
+      uint32_t length = 0;
+      if (at + sizeof(length) > data.size()) return cut;
+      std::memcpy(&length, data.data() + at, sizeof(length));
+      at += sizeof(length);
+      if (length == 0) break;
+      if (at + length > data.size()) return cut;
+      content.append(data, at, length);
+      at += length;
+    }
+    files.push_back(std::move(content));
   }
   return files;
 }

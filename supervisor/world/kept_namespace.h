@@ -49,9 +49,11 @@ struct InsideResult {
 
 // Runs `work` in a forked child that entered `space` (null: chess-trace's own namespaces) and the
 // directory `cwd`, with its stdout and stderr a pipe read back and stdin /dev/null, in a process
-// group of its own that is killed, whole, when it ends or after `timeout`. `work` returns the
-// child's exit status (or execs). The error says why the child could not get there. When `stop`
-// (checked at least once a second) says so, the group gets SIGTERM, and ten seconds later SIGKILL.
+// group of its own that is killed, whole, when the child ends (not when its output does: what it
+// left in the background may hold that) or after `timeout`, and that dies with chess-trace.
+// `work` returns the child's exit status (or execs); it must not allocate (chess-trace may have
+// other threads). The error says why the child could not get there. When `stop` (checked every
+// 20 ms) says so, the child gets SIGTERM, and ten seconds later its group SIGKILL.
 Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::string& cwd,
                                const std::function<int()>& work, std::chrono::milliseconds timeout,
                                size_t limit = size_t{1} << 20, const std::function<bool()>& stop = {});
@@ -59,7 +61,7 @@ Result<InsideResult> RunInside(const KeptMountNamespace* space, const std::strin
 // `/bin/sh -c command` inside, as RunInside does it, with `env` as its environment.
 Result<InsideResult> RunCommandInside(const KeptMountNamespace* space, const std::string& cwd,
                                       const std::string& command, const std::vector<std::string>& env,
-                                      std::chrono::milliseconds timeout);
+                                      std::chrono::milliseconds timeout, const std::function<bool()>& stop = {});
 
 // The contents of each of `paths` (relative ones from `cwd`) as the namespace sees them; an
 // empty optional for a file that is not there or cannot be read. At most `limit` bytes each.
