@@ -101,6 +101,37 @@ TEST(TraceOracle, MalformedOracleRecordsAreRefused) {
   ExpectRefused(twice, "two oracle records");
 }
 
+// --same-output whose reference failed has nothing to judge by: no record, and the trace reads.
+TEST(TraceOracle, AnOracleThatJudgesNothingIsNotWritten) {
+  ScratchDirectory dir;
+  Trace trace = test_support::SmallTrace(2, 0);
+  trace.oracle = Oracle{};
+  ASSERT_TRUE(WriteWholeTrace(dir.File("empty.trace"), trace).ok());
+  auto read = ReadTrace(dir.File("empty.trace"), kVersion);
+  ASSERT_TRUE(read.ok()) << read.error();
+  EXPECT_FALSE(read->oracle.has_value());
+}
+
+// The outcomes the oracles give came with format 5.
+TEST(TraceOracle, AnOraclesOutcomeInAnOlderTraceIsDamage) {
+  for (const search::Outcome outcome : {search::Outcome::kWrongOutput, search::Outcome::kCheckFailed}) {
+    ByteWriter w;
+    w.U8(static_cast<uint8_t>(outcome));  // then flags, exit status, signal, message, points, virtual time
+    w.U8(0);
+    w.Signed(0);
+    w.Signed(0);
+    w.String("");
+    w.Varint(0);
+    w.Signed(0);
+    Stream s;
+    s.Command().Options().Record(RecordType::kOutcome, w).End();
+    test_support::GuardedBuffer older(Container(s.bytes(), kFirstRaceFormat));
+    auto refused = ParseTrace(older.view(), kVersion);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().find("an oracle's outcome in a format 4 trace"), std::string::npos) << refused.error();
+  }
+}
+
 TEST(TraceOracle, AFileOnlyOracleDecodes) {
   auto trace = Parse(WithOracle(OraclePayload(0, 0, "", 1)));
   ASSERT_TRUE(trace.ok()) << trace.error();
