@@ -151,9 +151,20 @@ def main():
             name, _, reason = item.partition("=")
             expected[name] = "skipped"
             reasons[name] = reason
-        for name, verdict in expected.items():
-            if name not in verdicts:
+        # A pytest node id is relative to pytest's rootdir, which depends on where the suite is:
+        # a name given as its end matches the one name that ends so.
+        def resolve(name):
+            if name in verdicts:
+                return name
+            ends = [n for n in verdicts if n.endswith("/" + name)]
+            if len(ends) != 1:
                 fail(f"no test {name!r} in the report: {sorted(verdicts)}\n{err}")
+            return ends[0]
+        expected = {resolve(name): verdict for name, verdict in expected.items()}
+        reasons = {resolve(name): reason for name, reason in reasons.items()}
+        args.bug = [resolve(name) for name in args.bug]
+        args.plain = [resolve(name) for name in args.plain]
+        for name, verdict in expected.items():
             if verdicts[name]["verdict"] != verdict:
                 fail(f"{name}: {verdicts[name]['verdict']}, expected {verdict}:\n{err}")
             if name in reasons and reasons[name] not in verdicts[name]["skip_reason"]:
