@@ -16,14 +16,14 @@ constexpr size_t kMostFileBytes = trace::kMaxRecordString;
 
 }  // namespace
 
-void OracleJudge::Inspect(supervisor::ExecutionResult& result) const {
+void OracleJudge::Inspect(supervisor::ExecutionResult& result, const supervisor::KeptMountNamespace* space) const {
   supervisor::LeftBehind& left = result.left_behind;
   std::vector<std::string> paths = output_files_;
   if (!same_output_) {
     for (const search::ExpectedFile& file : oracle_.Spec().expected_files) paths.push_back(file.path);
   }
   if (!paths.empty()) {
-    auto read = supervisor::ReadFilesInside(result.mount_namespace.get(), world_.cwd, paths, kMostFileBytes + 1);
+    auto read = supervisor::ReadFilesInside(space, world_.cwd, paths, kMostFileBytes + 1);
     if (!read) {
       left.error = "--output-file: " + read.error();
       return;
@@ -35,7 +35,7 @@ void OracleJudge::Inspect(supervisor::ExecutionResult& result) const {
                                    result.outcome == search::Outcome::kExitStatus) &&
                                   result.exit_status == world_.expect_exit;
   if (oracle_.Spec().check_command && exited_as_expected) {
-    auto ran = supervisor::RunCommandInside(result.mount_namespace.get(), world_.cwd, *oracle_.Spec().check_command,
+    auto ran = supervisor::RunCommandInside(space, world_.cwd, *oracle_.Spec().check_command,
                                             world_.check_env, world_.check_timeout,
                                             [] { return supervisor::PendingStopSignal() != 0; });
     if (!ran) {

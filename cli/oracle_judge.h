@@ -53,10 +53,12 @@ class OracleJudge {
   bool LooksAtTheWorld() const {
     return same_output_ || !oracle_.Spec().expected_files.empty() || oracle_.Spec().check_command.has_value();
   }
-  void Inspect(supervisor::ExecutionResult& result) const;
-  std::function<void(supervisor::ExecutionResult&)> Inspector() const {
+  void Inspect(supervisor::ExecutionResult& result, const supervisor::KeptMountNamespace* space) const;
+  std::function<void(supervisor::ExecutionResult&, const supervisor::KeptMountNamespace*)> Inspector() const {
     if (!LooksAtTheWorld()) return {};
-    return [this](supervisor::ExecutionResult& result) { Inspect(result); };
+    return [this](supervisor::ExecutionResult& result, const supervisor::KeptMountNamespace* space) {
+      Inspect(result, space);
+    };
   }
   bool Any() const { return same_output_ || oracle_.Spec().Any(); }
   const search::OutputOracle& Oracle() const { return oracle_; }

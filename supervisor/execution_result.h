@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,10 +117,6 @@ struct ExecutionResult {
   // With atomic points (SupervisorOptions::atomic_points): what the execution planted, stopped
   // at and learned.
   search::AtomicPointCount atomics;
-  // The tree's mount namespace, held after the tree is gone (SupervisorOptions::
-  // keep_mount_namespace), for looking at what the execution left; null: the tree had none of
-  // its own, and what it left is where chess-trace sees it.
-  std::shared_ptr<const KeptMountNamespace> mount_namespace;
   LeftBehind left_behind;
 };
 

@@ -482,7 +482,8 @@ void Supervisor::KillTree() {
   const bool keep_init = init_->Reusable();
   // Before the init goes (and with it, without a descriptor, its mount namespace).
   const bool inspect = options_.inspect_world && result_;
-  if (inspect && init_->Started()) result_->mount_namespace = KeptMountNamespace::Open(init_->InitPid());
+  std::shared_ptr<const KeptMountNamespace> mount_namespace;
+  if (inspect && init_->Started()) mount_namespace = KeptMountNamespace::Open(init_->InitPid());
   if (!keep_init) init_->Stop();  // the init of the tree's namespaces, and with it everything in them
   std::set<pid_t> unreaped;
   for (const auto& [tgid, process] : threads_.Processes()) {
@@ -518,7 +519,7 @@ void Supervisor::KillTree() {
       }
     }
     // The tree is gone and the world is as it left it, until the init makes it ready again.
-    if (inspect) options_.inspect_world(*result_);
+    if (inspect) options_.inspect_world(*result_, mount_namespace.get());
     if (init_->EmptyNamespace([this] { ReapWaiting(); })) return;
     init_->Stop();  // it could not: these namespaces go, and the next execution gets new ones
     give_up = clocks_.WallNow() + 5 * kNanosPerSecond;  // to reap what is left, the init too
@@ -535,7 +536,7 @@ void Supervisor::KillTree() {
     }
   }
   // Namespaces that go with the tree: their mount namespace is held by its descriptor.
-  if (inspect && !keep_init) options_.inspect_world(*result_);
+  if (inspect && !keep_init) options_.inspect_world(*result_, mount_namespace.get());
 }
 
 }  // namespace chess::supervisor

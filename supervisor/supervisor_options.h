@@ -34,10 +34,11 @@ struct SupervisorOptions {
   // that only needs to be faithful lets ready I/O through without stopping to decide.
   bool io_points = false;
   // Called once the tree is gone, before its namespaces are made ready for the next execution
-  // (a fork server's template has the init do it as soon as the tree is emptied): what the
-  // execution left is still there, in ExecutionResult::mount_namespace, which is then held open.
-  // For the oracles that look at it (--check, --output-file).
-  std::function<void(ExecutionResult&)> inspect_world;
+  // (a fork server's template has the init do it as soon as the tree is emptied), with the
+  // tree's mount namespace held open (null: it had none of its own, and what it left is where
+  // chess-trace sees it). For the oracles that look at what it left (--check, --output-file),
+  // which note what they find in the result.
+  std::function<void(ExecutionResult&, const KeptMountNamespace*)> inspect_world;
   // Atomic points (--sync-points atomics): breakpoints before the atomic instructions of the
   // program's code, in the plan's mode; nullopt: none. The filter must trap code mappings
   // (seccomp::TrapLayers::code_mappings) so that libraries are patched before they run.

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -123,9 +124,15 @@ std::string Indented(const std::string& text, const std::string& indent) {
   return out;
 }
 
-std::string Summary(const std::vector<TestResult>& results, double seconds) {
-  size_t counts[5] = {};
+// How many tests had each verdict, indexed by TestVerdict.
+std::array<size_t, 5> VerdictCounts(const std::vector<TestResult>& results) {
+  std::array<size_t, 5> counts{};
   for (const TestResult& result : results) ++counts[static_cast<size_t>(result.verdict)];
+  return counts;
+}
+
+std::string Summary(const std::vector<TestResult>& results, double seconds) {
+  const std::array<size_t, 5> counts = VerdictCounts(results);
   std::string text = "chess-trace test: " + std::to_string(results.size()) + " tests in " + SecondsText(seconds) +
                      ": " + std::to_string(counts[0]) + " passed, " + std::to_string(counts[1]) +
                      " concurrency bug" + (counts[1] == 1 ? "" : "s") + ", " + std::to_string(counts[2]) +
@@ -158,8 +165,7 @@ std::string SuiteJson(const TestOptions& options, const std::string& framework, 
   json.Key("test_command").BeginArray();
   for (const std::string& word : options.command) json.String(word);
   json.EndArray();
-  size_t counts[5] = {};
-  for (const TestResult& result : results) ++counts[static_cast<size_t>(result.verdict)];
+  const std::array<size_t, 5> counts = VerdictCounts(results);
   json.Key("tests_run").Int(static_cast<int64_t>(results.size()));
   json.Key("passed").Int(static_cast<int64_t>(counts[0]));
   json.Key("concurrency_bugs").Int(static_cast<int64_t>(counts[1]));
