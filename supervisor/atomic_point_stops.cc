@@ -55,7 +55,7 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   Registers regs;
   if (!ptrace::GetRegisters(thread.tid, regs)) return false;
   const Breakpoint* breakpoint = space->second.breakpoints.AtTrap(regs.Ip());
-  if (breakpoint == nullptr) return false;  // the program's own int3, or another trap
+  if (breakpoint == nullptr) return OnRemovedBreakpoint(thread, regs, space->second.breakpoints);
   const uint64_t address = breakpoint->address;
   const uint64_t resume_at = BreakpointTable::ResumeAt(*breakpoint);
   auto site = space->second.sites.find(address);
@@ -135,6 +135,24 @@ bool Supervisor::OnBreakpoint(Thread& thread) {
   return true;
 }
 
+bool Supervisor::OnRemovedBreakpoint(Thread& thread, Registers& regs, const BreakpointTable& breakpoints) {
+  if (!breakpoints.RemovedAtTrap(regs.Ip())) return false;  // the program's own int3, or another trap
+  // An int3 raises SIGTRAP with SI_KERNEL; the program's own SIGTRAP (raise, kill) has its
+  // sender's code, whatever rip is.
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != SI_KERNEL) return false;
+  // Interrupted between its int3 and the SIGTRAP's report, the thread was parked, and its
+  // breakpoint retired meanwhile: it runs the original instruction as if none had been there.
+  last_progress_ = clocks_.EventTime();
+  UndoForcedSignal(thread, regs, SIGTRAP);
+  regs.raw().rip -= 1;
+  thread.regs = regs;
+  thread.parked.registers_dirty = true;
+  thread.parked.at = ParkedCall::At::kNone;
+  Resume(thread);
+  return true;
+}
+
 bool Supervisor::OnWatchpoint(Thread& thread) {
   // Every breakpoint's SIGTRAP comes here first: a thread with no watch armed costs no register read.
   if (!race_sampling_ || !race_sampling_->Armed(thread)) return false;
@@ -144,6 +162,17 @@ bool Supervisor::OnWatchpoint(Thread& thread) {
   const AddressSpaceCode* code = space == execution_.atomics.spaces.end() ? nullptr : &space->second;
   if (!race_sampling_->OnTrap(thread, regs.Ip(), code)) return false;
   // Natively there is no trap: SIGTRAP's action and blocked bit stay as the program set them.
+  UndoForcedSignal(thread, regs, SIGTRAP);
+  ptrace::SetRegisters(thread.tid, regs);  // an injected sigaction may have moved them
+  race_sampling_->BeforeResume(thread);
+  ptrace::Resume(thread.tid);
+  return true;
+}
+
+bool Supervisor::OnDisarmedWatchpoint(Thread& thread) {
+  if (!race_sampling_ || !race_sampling_->OnDisarmedTrap(thread)) return false;
+  Registers regs;
+  if (!ptrace::GetRegisters(thread.tid, regs)) return false;
   UndoForcedSignal(thread, regs, SIGTRAP);
   ptrace::SetRegisters(thread.tid, regs);  // an injected sigaction may have moved them
   race_sampling_->BeforeResume(thread);

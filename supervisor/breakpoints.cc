@@ -146,6 +146,7 @@ bool BreakpointTable::Remove(uint64_t address, ProcessText& text) {
   if (found == planted_.end()) return false;
   if (!text.Write(address, &found->second.original, 1)) return false;
   planted_.erase(found);
+  removed_.insert(address);
   return true;
 }
 
@@ -165,6 +166,10 @@ uint64_t BreakpointTable::ProgramAddress(uint64_t rip) const {
 const Breakpoint* BreakpointTable::AtTrap(uint64_t rip_after_trap) const {
   const auto found = planted_.find(rip_after_trap - 1);
   return found == planted_.end() ? nullptr : &found->second;
+}
+
+bool BreakpointTable::RemovedAtTrap(uint64_t rip_after_trap) const {
+  return rip_after_trap > 0 && removed_.contains(rip_after_trap - 1) && !planted_.contains(rip_after_trap - 1);
 }
 
 ProcessMemoryText::ProcessMemoryText(pid_t pid)

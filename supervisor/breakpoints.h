@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 namespace chess::supervisor {
@@ -138,6 +139,12 @@ class BreakpointTable {
   // The breakpoint a SIGTRAP stopped at: its int3 is the byte before `rip_after_trap`. nullptr
   // when none is (the program's own int3, or a trap of another kind).
   const Breakpoint* AtTrap(uint64_t rip_after_trap) const;
+  // Whether the byte before `rip_after_trap` held an int3 of this table's that is gone now. A
+  // thread can run an int3 and be caught by an interrupt before its SIGTRAP is reported; parked
+  // there, another thread may retire the breakpoint, and the trap surfaces when it is let go
+  // (gdb's "moribund locations"). Such a trap is the supervisor's: the thread runs the
+  // instruction again, from its own address.
+  bool RemovedAtTrap(uint64_t rip_after_trap) const;
   // Where the thread stopped at `breakpoint` goes on: rip for running the instruction.
   static uint64_t ResumeAt(const Breakpoint& breakpoint) { return breakpoint.out_of_line; }
   // The program's own address for `rip`, wherever a stop left it: in a copy (the instruction, or
@@ -154,6 +161,8 @@ class BreakpointTable {
 
  private:
   std::map<uint64_t, Breakpoint> planted_;
+  // Every address an int3 was removed from (and not planted again): see RemovedAtTrap.
+  std::set<uint64_t> removed_;
   // Every copy written, live or removed, by slot: slot → (instruction address, length).
   std::map<uint64_t, std::pair<uint64_t, size_t>> copies_;
   OutOfLinePages pages_;

@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -218,6 +220,18 @@ void RaceSampling::Sampled(const Thread& thread, const PlantedSite& site, const 
 bool RaceSampling::Armed(const Thread& thread) const {
   const auto watches = threads_.find(thread.id.value);
   return watches != threads_.end() && watches->second.registers.Free() != kWatchSlots;
+}
+
+bool RaceSampling::OnDisarmedTrap(const Thread& thread) {
+  auto watches = threads_.find(thread.id.value);
+  if (watches == threads_.end()) return false;  // never given a watchpoint
+  siginfo_t info{};
+  if (!ptrace::GetSignalInfo(thread.tid, info) || info.si_code != TRAP_HWBKPT) return false;
+  const std::optional<uint64_t> status = ptrace::GetDebugRegister(thread.tid, kStatusRegister);
+  if (!status || FiredSlots(*status).none()) return false;
+  watches->second.registers.ClearStatus(thread.tid);
+  watches->second.dirty = true;
+  return true;
 }
 
 bool RaceSampling::OnTrap(const Thread& thread, uint64_t rip, const AddressSpaceCode* code) {

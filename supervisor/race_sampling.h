@@ -101,8 +101,14 @@ class RaceSampling {
   // A SIGTRAP stop of `thread` with `rip` after the trapping instruction: true when one of its
   // watchpoints fired (the access is judged; the trap is the supervisor's, not the program's).
   bool OnTrap(const Thread& thread, uint64_t rip, const AddressSpaceCode* code);
-  // Whether `thread` has a watchpoint armed: only then may a SIGTRAP of its be one.
+  // Whether `thread` has a watchpoint armed: only then may a SIGTRAP of its be one (but see
+  // OnDisarmedTrap).
   bool Armed(const Thread& thread) const;
+  // A SIGTRAP of `thread` that no breakpoint made: true when a watchpoint fired before the
+  // thread's registers were disarmed or re-armed, its report delayed by an interrupt that parked
+  // the thread first. The access goes unjudged (the watch was given up); the trap is the
+  // supervisor's, taken quietly.
+  bool OnDisarmedTrap(const Thread& thread);
   // Before `thread` runs: its debug registers as its space's watches want them.
   void BeforeResume(const Thread& thread);
 

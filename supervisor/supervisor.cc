@@ -620,7 +620,8 @@ void Supervisor::OnSyscallExitStop(Thread& thread) {
 
 void Supervisor::OnSignalStop(Thread& thread, int signal) {
   if (signal == SIGSEGV && &thread == running_ && EmulateTimestampCounter(thread)) return;
-  if (signal == SIGTRAP && &thread == running_ && (OnWatchpoint(thread) || OnBreakpoint(thread) || OnHypercallTrap(thread))) {
+  if (signal == SIGTRAP && &thread == running_ &&
+      (OnWatchpoint(thread) || OnBreakpoint(thread) || OnHypercallTrap(thread) || OnDisarmedWatchpoint(thread))) {
     return;
   }
   if (signal == SIGSYS && &thread == running_) {

@@ -112,9 +112,15 @@ class Supervisor final {
   // Atomic points (atomic_points.h). A SIGTRAP of the running thread at one of the breakpoints:
   // it runs the instruction, or parks before it as a scheduling point (false: not ours).
   bool OnBreakpoint(Thread& thread);
+  // A SIGTRAP from an int3 retired after the thread ran it (BreakpointTable::RemovedAtTrap): the
+  // thread goes back to the instruction. False when the trap is not such a one.
+  bool OnRemovedBreakpoint(Thread& thread, Registers& regs, const BreakpointTable& breakpoints);
   // A SIGTRAP of the running thread that a race watchpoint made: the access judged, the thread
   // let go. False when no watchpoint fired.
   bool OnWatchpoint(Thread& thread);
+  // A SIGTRAP of a watchpoint the thread no longer has (RaceSampling::OnDisarmedTrap): taken
+  // quietly. Asked last, when nothing else claims the trap.
+  bool OnDisarmedWatchpoint(Thread& thread);
   // The learning execution's race detection reached its plan's max_race_orderings: it stops.
   void StopRaceDetection();
   // [begin, end) became executable in the thread's process: its breakpoints are planted (true:

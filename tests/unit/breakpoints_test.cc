@@ -197,6 +197,33 @@ TEST(BreakpointTable, PlantsTheCopyThenTheInt3AndFindsItAtTheTrap) {
   EXPECT_FALSE(table.Remove(0x401000, text));
 }
 
+// A thread can run an int3 and be parked by an interrupt before its SIGTRAP is reported; another
+// thread may retire the breakpoint meanwhile. The late trap must still be known as the
+// supervisor's (CI saw atomic_storm killed by it), and only where an int3 of the table was.
+TEST(BreakpointTable, ATrapAtARemovedBreakpointIsKnownUntilItIsPlantedAgain) {
+  BreakpointTable table;
+  FakeText text;
+  table.Pages().Add(0x300000, OutOfLinePages::kPageSize);
+  const auto xadd = RipRelativeXadd(0x401000, 0x10);
+  ASSERT_EQ(table.Plant(xadd, text), BreakpointTable::Planted::kPlanted);
+  EXPECT_FALSE(table.RemovedAtTrap(0x401001));  // planted: AtTrap's
+  ASSERT_TRUE(table.Remove(0x401000, text));
+  EXPECT_EQ(table.AtTrap(0x401001), nullptr);
+  EXPECT_TRUE(table.RemovedAtTrap(0x401001));
+  EXPECT_FALSE(table.RemovedAtTrap(0x401000));  // one byte earlier: not after that int3
+  EXPECT_FALSE(table.RemovedAtTrap(0x401002));
+  EXPECT_FALSE(table.RemovedAtTrap(0x500001));  // never planted there: the program's own
+  EXPECT_FALSE(table.RemovedAtTrap(0));
+  ASSERT_EQ(table.Plant(xadd, text), BreakpointTable::Planted::kPlanted);
+  EXPECT_FALSE(table.RemovedAtTrap(0x401001));
+  EXPECT_NE(table.AtTrap(0x401001), nullptr);
+  // A fork's child had the same int3s; an exec's image never had them.
+  ASSERT_TRUE(table.Remove(0x401000, text));
+  EXPECT_TRUE(table.CopyForFork().RemovedAtTrap(0x401001));
+  table.Forget();
+  EXPECT_FALSE(table.RemovedAtTrap(0x401001));
+}
+
 TEST(BreakpointTable, AFailedWriteLeavesNoBreakpointAndKeepsTheSlot) {
   BreakpointTable table;
   FakeText text;
