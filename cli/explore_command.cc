@@ -18,6 +18,7 @@
 #include "cli/race_points.h"
 #include "cli/trace_names.h"
 #include "cli/report.h"
+#include "cli/search_identity.h"
 #include "cli/trace_recording.h"
 #include "search/explorer.h"
 #include "cli/oracle_judge.h"
@@ -266,6 +267,7 @@ int Search::Run() {
   options.max_executions = options_.max_executions;
   options.keep_going = options_.keep_going;
   options.liveness = Liveness(options_);
+  options.shard = options_.shard;
   search::ExplorerHooks hooks;
   hooks.should_stop = [this] {
     if (supervisor::PendingStopSignal() != 0) return true;
@@ -292,6 +294,8 @@ int Search::Run() {
       return kExitError;
     }
   }
+  // Before the program runs: what it may write over is named as the search found it.
+  SearchIdentity identity = IdentifySearch(options_, settings_, execution_.spec.path);
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
   backend_.EndCapture();
@@ -301,6 +305,8 @@ int Search::Run() {
   summary.result = &result;
   summary.bugs = bugs_;
   summary.preemption_bound = options_.preemption_bound;
+  summary.shard = options_.shard;
+  summary.identity = std::move(identity);
   summary.seed = settings_.seed;
   summary.pct_depth = options_.pct_depth;
   summary.wall_seconds = Elapsed();
@@ -493,6 +499,21 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("NAME")
       ->allow_extra_args(false)
       ->take_all();
+  explore->add_option_function<std::string>(
+              "--shard", [&options](const std::string& text) { options.shard = *search::ParseShard(text).shard; },
+              "Run part I of N of the search, for N processes or machines that split it (a CI matrix, a "
+              "Kubernetes Indexed Job, GNU parallel, a Slurm array): --shard 1/N … --shard N/N together run every "
+              "schedule of the search exactly once, the same ones whatever the timing. Each shard runs the "
+              "first execution (and, when it offers too few alternatives to deal, the level below) to branch "
+              "from; `replayed_prefixes` in the report counts them apart. Give every shard the same program "
+              "and options, its own --report, then `chess-trace merge` the reports (docs/scale.md)")
+      ->type_name("I/N")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            const search::ShardParse parsed = search::ParseShard(text);
+            return parsed.shard ? std::string() : parsed.error;
+          },
+          "I/N"));
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")

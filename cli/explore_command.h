@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/program_options.h"
+#include "search/shard.h"
 #include "search/strategy_kind.h"
 
 namespace chess::cli {
@@ -38,6 +39,7 @@ struct ExploreOptions {
   std::string report_path;
   bool quiet = false;
   std::vector<std::string> focus;  // --focus: the programs whose threads are searched
+  search::Shard shard;             // --shard I/N: the part of the search this process runs
 };
 
 CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options);

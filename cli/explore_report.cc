@@ -8,6 +8,7 @@
 #include "cli/race_points.h"
 #include "cli/report.h"
 #include "search/critical_pair.h"
+#include "search/fnv1a.h"
 #include "search/replay_strategy.h"
 
 namespace chess::cli {
@@ -252,6 +253,12 @@ std::string CoverageSentence(const SearchSummary& s) {
     text += "; " + Plural(r.step_limited, "execution", "executions") + " cut at --max-steps " +
             std::to_string(s.max_steps) + " (not livelocks: counted, not bugs)";
   }
+  if (!s.shard.Whole()) {
+    // Its part only: `merge` says what the shards covered together.
+    text = "shard " + s.shard.Name() + " (its part of the search): " + text + "; " +
+           Plural(r.replayed_prefixes, "execution", "executions") +
+           " of other shards' part replayed to branch from (not counted)";
+  }
   return text;
 }
 
@@ -473,6 +480,20 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   }
   json.EndArray();
   json.EndObject();
+  // What `merge` needs: which search this was, which part of it, and what it ran of it.
+  json.Key("search").BeginObject();
+  json.Key("digest").String(s.identity.Digest());
+  json.Key("identity").BeginObject();
+  for (const auto& [name, value] : s.identity.fields) json.Key(name).String(value);
+  json.EndObject();
+  json.Key("shard").BeginObject();
+  json.Key("index").Int(s.shard.index);
+  json.Key("count").Int(s.shard.count);
+  json.Key("split_depth").Int(r.split_depth);
+  json.EndObject();
+  json.Key("replayed_prefixes").Int(static_cast<int64_t>(r.replayed_prefixes));
+  json.Key("schedules_digest").String(Hex64(r.schedules_digest));
+  json.EndObject();
   if (s.visibility.atomics) s.visibility.atomics->WriteJson(json);
   if (s.visibility.atomics && s.visibility.atomics->races_looked_for) {
     WriteRacesJson(json, s.visibility.atomics->races, FlippedChangedOutcome(s));
@@ -518,6 +539,10 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   for (const ReportedBug& bug : s.bugs) {
     json.BeginObject();
     json.Key("outcome").String(search::OutcomeName(bug.found.summary.outcome));
+    // What makes two bugs the same one (the outcome and where it happened): `merge` lists each once.
+    const std::string signature = std::string(search::OutcomeName(bug.found.summary.outcome)) + "\n" +
+                                  bug.found.summary.signature;
+    json.Key("signature").String(Hex64(search::Fnv1a64(signature.data(), signature.size())));
     json.Key("execution").Int(static_cast<int64_t>(bug.found.execution));
     json.Key("preemptions").Int(bug.found.preemptions);
     json.Key("found_by").String(search::StrategyName(bug.found.found_by));

@@ -6,6 +6,7 @@
 
 #include "cli/divergence_report.h"
 #include "cli/explore_backend.h"
+#include "cli/search_identity.h"
 #include "cli/visibility.h"
 #include "search/explorer.h"
 #include "trace/object_names.h"
@@ -34,6 +35,9 @@ struct SearchSummary {
   const search::ExplorationResult* result = nullptr;
   std::vector<ReportedBug> bugs;
   uint32_t preemption_bound = 0;
+  // The part of the search this was (--shard), and what names the search for `merge`.
+  search::Shard shard;
+  SearchIdentity identity;
   uint64_t seed = 0;              // the randomized strategies'
   uint32_t pct_depth = 0;
   double wall_seconds = 0;

@@ -34,6 +34,11 @@ struct Branch {
   size_t decision = 0;
   ThreadId choice;
   uint32_t preemptions = 0;  // the execution's preemptions up to and including this choice
+  // For shards (search/shard.h): how many choices the schedule makes that the first execution
+  // did not (this one and its path's), and the rank its subtree was dealt at, which says the
+  // shard that runs it (none: the trunk, or a search not split).
+  uint32_t depth = 0;
+  std::optional<uint64_t> dealt;
 };
 
 // A decision of the execution where another thread could have run.

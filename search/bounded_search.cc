@@ -5,88 +5,164 @@
 
 namespace chess::search {
 
-BoundedSearch::BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness)
-    : bound_limit_(bound), max_executions_(max_executions), liveness_(liveness) {
+BoundedSearch::BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness,
+                             Shard shard)
+    : bound_limit_(bound), max_executions_(max_executions), liveness_(liveness), shard_(shard) {
   if (state_cache) cache_.emplace();
+  if (!shard_.Whole()) {
+    trunk_.emplace();
+    trunk_->level.push_back(std::move(current_.back()));
+    current_.clear();
+  }
+}
+
+std::unique_ptr<BoundedExecution> BoundedSearch::Run(const Branch& branch, bool owned, ExecutionBackend& backend,
+                                                     ExplorationResult& result, EngineStep& step) {
+  StateCache* cache = cache_ ? &*cache_ : nullptr;
+  uint64_t& counted = owned ? result.executions : result.replayed_prefixes;
+  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+  step.summary = backend.Execute(*execution);
+  ++counted;
+  if (step.summary.outcome != Outcome::kDivergence) return execution;
+  // Once more: something outside the schedule (a signal from outside, a slow disk) may have
+  // got in the way. A second divergence gives the branch up.
+  ++result.divergences;
+  if (owned && !trunk_ && result.executions >= max_executions_) {
+    current_.push_back(branch);  // not given up: the limit came first
+    step.followed = false;
+    return nullptr;
+  }
+  execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+  step.summary = backend.Execute(*execution);
+  ++counted;
+  if (step.summary.outcome != Outcome::kDivergence) return execution;
+  ++result.divergences;
+  step.followed = false;
+  // A prefix replayed for another shard is that shard's to count and describe.
+  if (!owned) return nullptr;
+  ++result.coverage.pruned;
+  if (result.pruned_branches.size() < kDescribedPrunedBranches) {
+    result.pruned_branches.push_back(Describe(branch, *execution, step.summary, result.executions));
+  }
+  return nullptr;
 }
 
 EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& result) {
   EngineStep step;
-  const Branch branch = std::move(current_.back());
-  current_.pop_back();
-  StateCache* cache = cache_ ? &*cache_ : nullptr;
-  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
-  step.summary = backend.Execute(*execution);
-  ++result.executions;
-  if (step.summary.outcome == Outcome::kDivergence) {
-    // Once more: something outside the schedule (a signal from outside, a slow disk) may have
-    // got in the way. A second divergence gives the branch up.
-    ++result.divergences;
-    if (result.executions >= max_executions_) {
-      current_.push_back(branch);  // not given up: the limit came first
-      step.followed = false;
-      return step;
+  const bool in_trunk = trunk_.has_value();
+  Branch branch;
+  if (in_trunk) {
+    branch = std::move(trunk_->level.front());
+    trunk_->level.pop_front();
+  } else {
+    branch = std::move(current_.back());
+    current_.pop_back();
+  }
+  // The trunk's executions are dealt in the order every shard runs them.
+  const bool owned = !in_trunk || shard_.Owns(trunk_->ran++);
+  const std::unique_ptr<BoundedExecution> execution = Run(branch, owned, backend, result, step);
+  const auto end_of_step = [&] {
+    if (trunk_ && trunk_->level.empty()) {
+      EndTrunkLevel(result);
+    } else if (!trunk_ && current_.empty()) {
+      EndRound(result);
     }
-    execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
-    step.summary = backend.Execute(*execution);
-    ++result.executions;
-    if (step.summary.outcome == Outcome::kDivergence) {
-      ++result.divergences;
-      ++result.coverage.pruned;
-      if (result.pruned_branches.size() < kDescribedPrunedBranches) {
-        result.pruned_branches.push_back(Describe(branch, *execution, step.summary, result.executions));
-      }
-      step.followed = false;
-      if (current_.empty()) EndRound(result);
-      return step;
-    }
+  };
+  if (execution == nullptr) {
+    end_of_step();
+    return step;
   }
   if (EndsTheSearch(step.summary.outcome)) return step;
-  ++result.coverage.schedules;
-  ++done_in_bound_;
-  // Count only what the bound would have let run.
-  for (const Alternative& skipped : execution->CacheSkipped()) {
-    if (!skipped.preempting || bound_ < bound_limit_) ++result.coverage.cache_pruned;
-  }
-  if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
-  if (IsBug(step.summary.outcome)) {
-    step.bug = FoundBug{};
-    step.bug->execution = result.executions;
-    step.bug->summary = step.summary;
-    step.bug->preemptions = execution->Preemptions();
-    step.bug->preemption_decisions = execution->PreemptionDecisions();
-    step.bug->schedule = execution->Decisions();
+  if (owned) {
+    ++result.coverage.schedules;
+    result.schedules_digest += ScheduleDigest(execution->Decisions());
+    ++done_in_bound_;
+    // Count only what the bound would have let run.
+    for (const Alternative& skipped : execution->CacheSkipped()) {
+      if (branch.preemptions + (skipped.preempting ? 1 : 0) <= bound_limit_) ++result.coverage.cache_pruned;
+    }
+    if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
+    if (IsBug(step.summary.outcome)) {
+      step.bug = FoundBug{};
+      step.bug->execution = result.executions;
+      step.bug->summary = step.summary;
+      step.bug->preemptions = execution->Preemptions();
+      step.bug->preemption_decisions = execution->PreemptionDecisions();
+      step.bug->schedule = execution->Decisions();
+    }
   }
   // Its alternatives: every one is a distinct schedule, as it differs from this one at its
-  // decision and agrees with it before. Work that could never run within --max-executions is
-  // not kept.
-  auto path = std::make_shared<const ExecutionPath>(
-      ExecutionPath{result.executions, execution->TakeDecisions(), std::move(step.summary.names)});
-  const uint64_t room = max_executions_ - std::min(max_executions_, result.executions);
+  // decision and agrees with it before.
+  auto path = std::make_shared<const ExecutionPath>(ExecutionPath{
+      result.executions + result.replayed_prefixes, execution->TakeDecisions(), std::move(step.summary.names)});
   for (const Alternative& alternative : execution->Alternatives()) {
-    Branch child{path, alternative.decision, alternative.choice, bound_ + (alternative.preempting ? 1 : 0)};
-    if (alternative.preempting && bound_ >= bound_limit_) {
+    Branch child{path, alternative.decision, alternative.choice,
+                 branch.preemptions + (alternative.preempting ? 1 : 0), branch.depth + 1, branch.dealt};
+    if (child.preemptions > bound_limit_) {
       beyond_bound_ = true;
       continue;
     }
-    // This round's work comes before the next round's.
-    if (current_.size() + next_.size() >= room && !alternative.preempting && !next_.empty()) {
-      next_.pop_back();
-      dropped_next_ = true;
-    }
-    if (current_.size() + next_.size() >= room) {
-      (alternative.preempting ? dropped_next_ : dropped_) = true;
-      continue;
-    }
-    (alternative.preempting ? next_ : current_).push_back(std::move(child));
+    if (trunk_) {
+      trunk_->found.push_back(std::move(child));
+    } else if (!child.dealt || shard_.Owns(*child.dealt)) {
+      Keep(std::move(child), result);
+    }  // else another shard's subtree
+  }
+  end_of_step();
+  return step;
+}
+
+void BoundedSearch::Keep(Branch child, ExplorationResult& result) {
+  // Work that could never run within --max-executions is not kept; this round's comes first.
+  const uint64_t room = max_executions_ - std::min(max_executions_, result.executions);
+  const bool this_round = child.preemptions == bound_;
+  if (current_.size() + queued_later_ >= room && this_round && queued_later_ > 0) {
+    auto last = std::prev(later_.end());
+    last->second.pop_back();
+    dropped_from_ = std::min(dropped_from_.value_or(last->first), last->first);
+    if (last->second.empty()) later_.erase(last);
+    --queued_later_;
+  }
+  if (current_.size() + queued_later_ >= room) {
+    dropped_from_ = std::min(dropped_from_.value_or(child.preemptions), child.preemptions);
+    return;
+  }
+  if (this_round) {
+    current_.push_back(std::move(child));
+  } else {
+    later_[child.preemptions].push_back(std::move(child));
+    ++queued_later_;
+  }
+}
+
+void BoundedSearch::EndTrunkLevel(ExplorationResult& result) {
+  SearchTrunk& trunk = *trunk_;
+  const uint32_t depth = trunk.depth + 1;  // of the items found
+  result.split_depth = depth;
+  if (trunk.found.size() < kDealtPerShard * shard_.count && depth < kMaxSplitDepth && !trunk.found.empty()) {
+    // Too few to deal: they are the trunk's next level.
+    trunk.level.assign(std::make_move_iterator(trunk.found.begin()), std::make_move_iterator(trunk.found.end()));
+    trunk.found.clear();
+    trunk.depth = depth;
+    return;
+  }
+  std::vector<Branch> found = std::move(trunk.found);
+  trunk_.reset();
+  // The deal: round-robin by the order found, the same in every shard. Each round's work is
+  // taken from the back, so it goes in reversed to run in the order found.
+  for (uint64_t rank = 0; rank < found.size(); ++rank) found[rank].dealt = rank;
+  for (auto item = found.rbegin(); item != found.rend(); ++item) {
+    if (shard_.Owns(*item->dealt) && item->preemptions == bound_) Keep(std::move(*item), result);
+  }
+  for (Branch& item : found) {
+    if (shard_.Owns(*item.dealt) && item.preemptions != bound_) Keep(std::move(item), result);
   }
   if (current_.empty()) EndRound(result);
-  return step;
 }
 
 void BoundedSearch::EndRound(ExplorationResult& result) {
   // Work left out was more than the executions left: the limit ends the search, not the space.
-  if (dropped_) {
+  if (dropped_from_ && *dropped_from_ <= bound_) {
     end_ = SearchEnd::kMaxExecutions;
     return;
   }
@@ -94,19 +170,24 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
   // round after: from then on no bound is covered.
   const bool pruned = result.coverage.pruned > 0;
   if (!pruned) result.coverage.bound_completed = bound_;
-  if (next_.empty()) {
+  if (later_.empty()) {
     result.coverage.complete = !pruned;
     end_ = pruned ? SearchEnd::kPruned : beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
     return;
   }
-  // The next round takes its work in the order it was found.
-  current_.assign(std::make_move_iterator(next_.rbegin()), std::make_move_iterator(next_.rend()));
-  next_.clear();
-  dropped_ = dropped_next_;
-  dropped_next_ = false;
+  // The next round takes its work in the order it was found. (Only a shard can have a round
+  // with nothing in it: the one whose work was dealt to others.)
+  auto next = later_.begin();
+  const bool adjacent = next->first == bound_ + 1;
+  if (adjacent) {
+    current_.assign(std::make_move_iterator(next->second.rbegin()), std::make_move_iterator(next->second.rend()));
+    queued_later_ -= next->second.size();
+    later_.erase(next);
+  }
   ++bound_;
   done_in_bound_ = 0;
   result.bound = bound_;
+  if (current_.empty()) EndRound(result);
 }
 
 PrunedBranch BoundedSearch::Describe(const Branch& branch, const BoundedExecution& execution,
@@ -131,8 +212,8 @@ PrunedBranch BoundedSearch::Describe(const Branch& branch, const BoundedExecutio
 void BoundedSearch::Progress(ExplorerProgress& progress) const {
   progress.bound = bound_;
   progress.done_in_bound = done_in_bound_;
-  progress.queued_in_bound = current_.size();
-  progress.queued_next = next_.size();
+  progress.queued_in_bound = current_.size() + (trunk_ ? trunk_->level.size() : 0);
+  progress.queued_next = queued_later_;
 }
 
 }  // namespace chess::search

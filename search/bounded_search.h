@@ -5,28 +5,59 @@
 // one wait for the next — so bugs are found with the fewest preemptions first, and "every
 // schedule with ≤ c preemptions" is a statement of coverage. With state caching, an execution
 // that reaches a state searched before with no more preemptions adds no alternatives from there.
+// Sharded (search/shard.h), every shard runs the first execution — and, when it offers too few
+// alternatives to deal, the level below it — then keeps the subtrees dealt to it.
 #pragma once
 
+#include <deque>
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "search/bounded_execution.h"
 #include "search/search_engine.h"
+#include "search/shard.h"
 #include "search/state_cache.h"
 
 namespace chess::search {
 
+// The trunk of a sharded search: every shard runs it, level by level in the order its items were
+// found, before any work of its own; then the next level's items are dealt out.
+struct SearchTrunk {
+  std::deque<Branch> level;   // items of `depth` still to run
+  std::vector<Branch> found;  // items of depth + 1, in the order found
+  uint32_t depth = 0;
+  uint64_t ran = 0;  // trunk executions so far: the next one's rank
+};
+
 class BoundedSearch final : public SearchEngine {
  public:
-  // `bound`: the highest preemption count searched; `max_executions` bounds the work kept.
-  BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness);
+  // `bound`: the highest preemption count searched; `max_executions` bounds the work kept;
+  // `shard`: the part of the search this process runs (search/shard.h).
+  BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness, Shard shard = {});
 
   StrategyKind Kind() const override { return StrategyKind::kPb; }
   std::optional<SearchEnd> Finished() const override { return end_; }
   EngineStep Step(ExecutionBackend& backend, ExplorationResult& result) override;
   void Progress(ExplorerProgress& progress) const override;
 
+  // A shard's trunk ends once a level of it has at least this many items per shard to deal, or
+  // at kMaxSplitDepth: deep enough to balance the shards, shallow enough to cost little.
+  static constexpr uint64_t kDealtPerShard = 4;
+  static constexpr uint32_t kMaxSplitDepth = 3;
+
  private:
+  // Runs `branch` once, or twice when it diverges; counted as this shard's own or as a prefix
+  // replayed for the others. False: given up (pruned), or the limit came before the retry.
+  // Keeps `branch` to run later when the limit came first.
+  std::unique_ptr<BoundedExecution> Run(const Branch& branch, bool owned, ExecutionBackend& backend,
+                                        ExplorationResult& result, EngineStep& step);
+  // A new branch for round `child.preemptions`: queued, or dropped when --max-executions could
+  // never reach it (this round's work before later rounds').
+  void Keep(Branch child, ExplorationResult& result);
+  // After the trunk level's last execution: the next level, or the deal.
+  void EndTrunkLevel(ExplorationResult& result);
   // After the round's last execution: the next round, or the end.
   void EndRound(ExplorationResult& result);
   // A branch given up: where `execution` (number `number`) parted from the path it replayed,
@@ -37,17 +68,20 @@ class BoundedSearch final : public SearchEngine {
   uint32_t bound_limit_;
   uint64_t max_executions_;
   LivenessLimits liveness_;
+  Shard shard_;
   std::optional<StateCache> cache_;
+  std::optional<SearchTrunk> trunk_;  // while a sharded search runs its trunk
   // Work of the current round, taken from the back (depth first: the deepest alternatives of the
-  // latest execution first, which keeps few paths alive), and of the next round.
+  // latest execution first, which keeps few paths alive), and of later rounds, by round (a
+  // shard's dealt work may be two rounds ahead).
   std::vector<Branch> current_{Branch{}};
-  std::vector<Branch> next_;
+  std::map<uint32_t, std::vector<Branch>> later_;
+  uint64_t queued_later_ = 0;
   uint32_t bound_ = 0;
   uint64_t done_in_bound_ = 0;
   bool beyond_bound_ = false;  // some schedule needs more preemptions than the bound allows
-  // Work left out because more than --max-executions would be needed, in this round and the next.
-  bool dropped_ = false;
-  bool dropped_next_ = false;
+  // The lowest round work was left out of because more than --max-executions would be needed.
+  std::optional<uint32_t> dropped_from_;
   std::optional<SearchEnd> end_;
 };
 

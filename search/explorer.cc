@@ -59,13 +59,14 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
   BoundedSearch* bounded = nullptr;
   if (Runs(options_.strategy, StrategyKind::kPb)) {
     auto search = std::make_unique<BoundedSearch>(options_.preemption_bound, options_.max_executions,
-                                                  options_.state_cache, options_.liveness);
+                                                  options_.state_cache, options_.liveness, options_.shard);
     bounded = search.get();
     engines.push_back(std::move(search));
   }
   for (StrategyKind kind : {StrategyKind::kPct, StrategyKind::kRandom}) {
     if (Runs(options_.strategy, kind)) {
-      engines.push_back(std::make_unique<SampledSearch>(kind, options_.seed, options_.pct_depth, options_.liveness));
+      engines.push_back(
+          std::make_unique<SampledSearch>(kind, options_.seed, options_.pct_depth, options_.liveness, options_.shard));
     }
   }
   auto stop = [&](SearchEnd end) {

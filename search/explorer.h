@@ -20,6 +20,7 @@
 #include "search/determinism_check.h"
 #include "search/liveness_monitor.h"
 #include "search/outcome.h"
+#include "search/shard.h"
 #include "search/strategy.h"
 #include "search/strategy_kind.h"
 
@@ -74,6 +75,8 @@ struct ExplorerOptions {
   // the bug is reported with the fewest preemptions found so far.
   uint64_t minimize_budget = 2'000;
   LivenessLimits liveness;
+  // The part of the search this process runs (--shard I/N); the whole by default.
+  Shard shard;
 };
 
 struct FoundBug {
@@ -134,6 +137,12 @@ inline constexpr size_t kDescribedPrunedBranches = 5;
 struct ExplorationResult {
   std::vector<FoundBug> bugs;
   uint64_t executions = 0;    // every execution run, retries of divergences included
+  // Sharded: executions of the trunk another shard owns, run to branch from (not in `executions`).
+  uint64_t replayed_prefixes = 0;
+  uint32_t split_depth = 0;  // pb sharded: the depth its work was dealt at (0: not dealt yet)
+  // The sum of the digests (ScheduleDigest) of the schedules counted in coverage.schedules: the
+  // same for the shards of a search together as for the search run whole.
+  uint64_t schedules_digest = 0;
   uint64_t step_limited = 0;  // executions that passed --max-steps without a livelock
   uint64_t divergences = 0;   // executions that could not follow their prefix
   std::vector<PrunedBranch> pruned_branches;  // the first kDescribedPrunedBranches

@@ -68,8 +68,8 @@ class RandomWalk final : public SampledExecution {
 // timeout path it was sent down.
 class PctExecution final : public SampledExecution {
  public:
-  // `depth`: d; `estimated_steps`: k, the choice steps of the longest execution so far (0 before
-  // the first: no change points).
+  // `depth`: d; `estimated_steps`: k, the choice steps of the search's first sample (0 for the
+  // first itself: no change points).
   PctExecution(uint64_t seed, LivenessLimits limits, uint32_t depth, uint64_t estimated_steps);
   [[nodiscard]] std::string Describe() const override;
 

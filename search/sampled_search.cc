@@ -8,8 +8,8 @@
 
 namespace chess::search {
 
-SampledSearch::SampledSearch(StrategyKind kind, uint64_t seed, uint32_t pct_depth, LivenessLimits liveness)
-    : kind_(kind), seed_(seed), pct_depth_(pct_depth), liveness_(liveness) {}
+SampledSearch::SampledSearch(StrategyKind kind, uint64_t seed, uint32_t pct_depth, LivenessLimits liveness, Shard shard)
+    : kind_(kind), seed_(seed), pct_depth_(pct_depth), liveness_(liveness), shard_(shard) {}
 
 uint64_t SampledSearch::SampleSeed(StrategyKind kind, uint64_t seed, uint64_t index) {
   // Each strategy its own stream, so that a portfolio's pct and random draw different samples.
@@ -17,16 +17,22 @@ uint64_t SampledSearch::SampleSeed(StrategyKind kind, uint64_t seed, uint64_t in
 }
 
 EngineStep SampledSearch::Step(ExecutionBackend& backend, ExplorationResult& result) {
-  const uint64_t seed = SampleSeed(kind_, seed_, samples_++);
+  // Sample i is the shard's that i is dealt to; PCT's first is run by every shard, for its length.
+  const bool needs_first = kind_ == StrategyKind::kPct && !first_steps_;
+  while (!shard_.Owns(samples_) && !(needs_first && samples_ == 0)) ++samples_;
+  const uint64_t index = samples_++;
+  const bool owned = shard_.Owns(index);
+  const uint64_t seed = SampleSeed(kind_, seed_, index);
   std::unique_ptr<SampledExecution> execution;
   if (kind_ == StrategyKind::kPct) {
-    execution = std::make_unique<PctExecution>(seed, liveness_, pct_depth_, longest_);
+    execution = std::make_unique<PctExecution>(seed, liveness_, pct_depth_, first_steps_.value_or(0));
   } else {
     execution = std::make_unique<RandomWalk>(seed, liveness_);
   }
   EngineStep step;
   step.summary = backend.Execute(*execution);
-  ++result.executions;
+  ++(owned ? result.executions : result.replayed_prefixes);
+  if (!first_steps_) first_steps_ = execution->ChoiceSteps();
   // A sample has no prefix to follow: a divergence means the program did something chess-trace
   // does not control; the sample is simply lost.
   if (step.summary.outcome == Outcome::kDivergence) {
@@ -35,9 +41,11 @@ EngineStep SampledSearch::Step(ExecutionBackend& backend, ExplorationResult& res
     return step;
   }
   if (EndsTheSearch(step.summary.outcome)) return step;
+  // The first sample run for its length alone: another shard's to count and report.
+  if (!owned) return step;
   ++result.coverage.schedules;
   ++result.coverage.sampled;
-  longest_ = std::max(longest_, execution->ChoiceSteps());
+  result.schedules_digest += ScheduleDigest(execution->Decisions());
   if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
   if (IsBug(step.summary.outcome)) {
     FoundBug bug;

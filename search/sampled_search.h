@@ -1,19 +1,24 @@
 // SampledSearch: the randomized strategies as an engine — every execution a fresh sample from
 // its own seed, derived from the search's seed and the sample's number, so that the same
-// command draws the same samples and any one of them can be drawn again alone. It never runs
-// out of work; the limits end it.
+// command draws the same samples and any one of them can be drawn again alone: a sample depends
+// on the seed, its number and (PCT's k) the first sample's length only, never on which samples
+// ran before it, so that shards can split the numbers between them. It never runs out of work;
+// the limits end it.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "search/search_engine.h"
+#include "search/shard.h"
 
 namespace chess::search {
 
 class SampledSearch final : public SearchEngine {
  public:
   // `kind`: kRandom or kPct.
-  SampledSearch(StrategyKind kind, uint64_t seed, uint32_t pct_depth, LivenessLimits liveness);
+  // `shard`: this process runs the samples whose number is dealt to it (search/shard.h).
+  SampledSearch(StrategyKind kind, uint64_t seed, uint32_t pct_depth, LivenessLimits liveness, Shard shard = {});
 
   StrategyKind Kind() const override { return kind_; }
   std::optional<SearchEnd> Finished() const override { return std::nullopt; }
@@ -28,8 +33,11 @@ class SampledSearch final : public SearchEngine {
   uint64_t seed_;
   uint32_t pct_depth_;
   LivenessLimits liveness_;
-  uint64_t samples_ = 0;
-  uint64_t longest_ = 0;  // the most choice steps an execution took so far: PCT's k
+  Shard shard_;
+  uint64_t samples_ = 0;  // the number of the next sample
+  // PCT's k for every sample after the first: the first's choice steps. Every shard runs the
+  // first sample to know it (counted as a replayed prefix where another shard owns it).
+  std::optional<uint64_t> first_steps_;
 };
 
 }  // namespace chess::search

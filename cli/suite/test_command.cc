@@ -33,7 +33,8 @@ constexpr int kSuiteReportSchema = 1;
 const std::vector<std::pair<std::string, std::string>>& OwnedOptions() {
   static const std::vector<std::pair<std::string, std::string>> owned = {
       {"--max-executions", "--per-test-executions"}, {"--time-limit", "--per-test-time (and --time-limit for the run)"},
-      {"--out", "--out"}, {"--report", "--report"}, {"--quiet", "--quiet"}, {"--log", "nothing"}};
+      {"--out", "--out"}, {"--report", "--report"}, {"--quiet", "--quiet"}, {"--log", "nothing"},
+      {"--shard", "--filter to split the tests between machines"}};
   return owned;
 }
 
