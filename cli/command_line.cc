@@ -118,7 +118,7 @@ std::string HelpFormatter::make_option_opts(const CLI::Option* option) const {
 }
 
 const std::vector<std::string>& CommandNames() {
-  static const std::vector<std::string> names = {"run", "explore", "test", "replay", "show"};
+  static const std::vector<std::string> names = {"run", "explore", "test", "merge", "replay", "show"};
   return names;
 }
 
@@ -169,7 +169,8 @@ std::string UsageLine(const std::string& command) {
     return "Usage: chess-trace replay [OPTIONS] TRACE [-- PROGRAM [ARGS...]]  (see chess-trace replay --help)";
   }
   if (command == "show") return "Usage: chess-trace show [--format text|json|chrome] TRACE  (see chess-trace show --help)";
-  return "Usage: chess-trace run|explore|test|replay|show [OPTIONS] ...  (see chess-trace --help)";
+  if (command == "merge") return "Usage: chess-trace merge [--report FILE] REPORT...  (see chess-trace merge --help)";
+  return "Usage: chess-trace run|explore|test|merge|replay|show [OPTIONS] ...  (see chess-trace --help)";
 }
 
 }  // namespace chess::cli

@@ -6,6 +6,7 @@
 namespace chess::cli {
 
 inline constexpr int kExitBug = 1;             // explore found a bug; replay diverged
+inline constexpr int kExitIncomplete = 2;      // merge: no bug, but a shard is missing or unfinished
 inline constexpr int kExitStuck = 124;         // deadlock, hang, livelock, timeout, …
 inline constexpr int kExitError = 125;         // chess-trace's own failure or bad usage
 inline constexpr int kExitNotExecutable = 126;

@@ -9,6 +9,7 @@
 #include "cli/command_line.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
+#include "cli/merge_command.h"
 #include "cli/run_command.h"
 #include "cli/suite/test_command.h"
 #include "cli/trace_commands.h"
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
       "  chess-trace run -- ./my_test --threads 4\n"
       "  chess-trace explore -- ./my_test          (search its schedules for a bug)\n"
       "  chess-trace test --junit out.xml -- ./unit_tests   (each test case in its own search)\n"
+      "  chess-trace explore --shard 2/4 --report s2.json -- ./my_test   (one part of 4, on 4 machines)\n"
+      "  chess-trace merge s1.json s2.json s3.json s4.json   (their verdict together)\n"
       "  chess-trace run --report run.json -- python3 worker.py\n"
       "  chess-trace run --trace bug.trace -- ./my_test && chess-trace replay bug.trace\n"
       "  chess-trace show bug.trace\n",
@@ -62,6 +65,9 @@ int main(int argc, char** argv) {
     chess::cli::suite::TakeExploreOptions(*test, test_options);
     std::exit(chess::cli::suite::TestCommand(test_options));
   });
+  chess::cli::MergeOptions merge_options;
+  CLI::App* merge = chess::cli::AddMergeCommand(app, merge_options);
+  merge->callback([&merge_options]() { std::exit(chess::cli::MergeCommand(merge_options)); });
   chess::cli::ReplayOptions replay_options;
   CLI::App* replay = chess::cli::AddReplayCommand(app, replay_options);
   replay->callback([&replay_options, &program]() {
@@ -74,7 +80,7 @@ int main(int argc, char** argv) {
 
   // A word where a command belongs that is none: CLI11 would say "A subcommand is required".
   if (const std::string unknown = chess::cli::UnknownCommandOf(ours); !unknown.empty()) {
-    std::fprintf(stderr, "chess-trace: '%s' is not a command: say run, explore, test, replay or show (chess-trace --help)\n",
+    std::fprintf(stderr, "chess-trace: '%s' is not a command: say run, explore, test, merge, replay or show (chess-trace --help)\n",
                  unknown.c_str());
     return chess::cli::kExitError;
   }
