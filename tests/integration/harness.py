@@ -1009,9 +1009,12 @@ def explore_interrupt(chess_trace, program, stop="SIGINT"):
     marker = unique_marker()
     with tempfile.TemporaryDirectory() as out:
         report_path = os.path.join(out, "report.json")
-        process = subprocess.Popen([chess_trace, "explore", "--quiet", "--out", out, "--report", report_path, "--",
-                                    *program, marker], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        # No learning execution before the search (--sync-points processes): on a loaded machine
+        # it could still be running when the signal comes, and then no search execution is in
+        # progress to be saved.
+        process = subprocess.Popen([chess_trace, "explore", "--quiet", "--sync-points", "processes", "--out", out,
+                                    "--report", report_path, "--", *program, marker], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
         time.sleep(3)
         process.send_signal(number)
         try:
