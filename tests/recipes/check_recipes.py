@@ -116,19 +116,20 @@ def merge_inputs(argv):
     return inputs
 
 
-def check_merge_reads_shards(problems, where, calls, cwd, reports, expected_inputs):
-    """One `chess-trace merge` call that reads exactly the shards' reports, whose traces it can find."""
+def check_merge_reads_shards(problems, where, calls, cwd, reports):
+    """One `chess-trace merge` call that reads exactly the shards' reports (absolute paths), whose traces it
+    can find."""
     merges = [c for c in calls if c["argv"][:1] == ["merge"]]
     if len(merges) != 1:
         problems.append(f"{where}: runs `chess-trace merge` {len(merges)} times, not once")
         return
     inputs = sorted(os.path.normpath(os.path.join(cwd, p)) for p in merge_inputs(merges[0]["argv"]))
-    if inputs != sorted(expected_inputs):
-        problems.append(f"{where}: merge reads {merge_inputs(merges[0]['argv'])}, not the {len(expected_inputs)} "
+    if inputs != sorted(reports):
+        problems.append(f"{where}: merge reads {merge_inputs(merges[0]['argv'])}, not the {len(reports)} "
                         f"shard reports {sorted(reports)}")
         return
     # A trace is named by the path explore was given; merge resolves it against the report's directory.
-    for report in expected_inputs:
+    for report in reports:
         with open(report) as f:
             trace = json.load(f).get("trace")
         if trace and not os.path.exists(os.path.join(os.path.dirname(report), trace)):
@@ -263,20 +264,25 @@ def check_k8s(docs):
     box = Sandbox()
     try:
         volume = box.dir("volume")
-        moved = lambda argv: [a.replace(mount + "/", volume + "/") if isinstance(a, str) else a for a in argv]
+
+        def moved(argv):
+            return [str(a).replace(mount + "/", volume + "/") for a in argv]
+
         env = {e["name"]: str(e["value"]) for e in container.get("env") or [] if "value" in e}
         reports = []
         for k in range(n):
             where = f"shard pod JOB_COMPLETION_INDEX={k}"
-            status, calls, output = box.run(moved(container_argv(container)), dict(env, JOB_COMPLETION_INDEX=str(k)),
-                                            box.dir("work"), stub_exit=BUG)
+            # The pod failure rules see the container's status: it must be explore's.
+            for stub_exit in (ERROR, BUG):
+                status, calls, output = box.run(moved(container_argv(container)),
+                                                dict(env, JOB_COMPLETION_INDEX=str(k)), box.dir("work"), stub_exit)
+                if status != stub_exit:
+                    problems.append(f"{where}: the container exits {status} when explore exits {stub_exit}: the pod "
+                                    f"failure rules see another status")
             explore = shard_of(problems, where, calls, k + 1, n)
             if explore is None:
                 problems.append(f"{where}: {output.strip()}")
                 continue
-            if status != BUG:
-                problems.append(f"{where}: the container exits {status} when explore exits {BUG}: the pod failure "
-                                f"rules see another status")
             report = option(explore["argv"], "--report")
             if report:
                 report = os.path.normpath(os.path.join(explore["cwd"], report))
@@ -290,7 +296,7 @@ def check_k8s(docs):
         # Twice: the merged report must not be taken for a shard's the second time.
         for attempt in ("", " run again"):
             status, calls, output = box.run(moved(container_argv(merge_container)), {}, box.dir("work"))
-            check_merge_reads_shards(problems, f"the merge Job{attempt}", calls, box.dir("work"), reports, reports)
+            check_merge_reads_shards(problems, f"the merge Job{attempt}", calls, box.dir("work"), reports)
             if problems:
                 problems.append(f"the merge Job's output: {output.strip()}")
                 break
@@ -431,7 +437,8 @@ def check_github_actions(workflow):
             uploaded.append(name)
         for job_id, job in jobs.items():
             if job_id != shard_id:
-                artifacts.update({str((s.get("with") or {}).get("name")): {} for s in steps_using(job, "actions/upload-artifact")})
+                artifacts.update({str((s.get("with") or {}).get("name")): {}
+                                  for s in steps_using(job, "actions/upload-artifact")})
         if problems:
             return problems
 
@@ -457,9 +464,10 @@ def check_github_actions(workflow):
         if problems:
             return problems
         # The verdict is merge's exit status, whatever it is; and the merged report is no shard's.
-        for attempt, verdict in (("", 0), (" run again", 1), (" with coverage incomplete", 2), (" on bad reports", 125)):
+        for attempt, verdict in (("", 0), (" run again", 1), (" with coverage incomplete", 2),
+                                 (" on bad reports", 125)):
             status, calls, output = box.run(["bash", "-e", "-c", script], env, workspace, verdict)
-            check_merge_reads_shards(problems, f"the merge step{attempt}", calls, workspace, reports, reports)
+            check_merge_reads_shards(problems, f"the merge step{attempt}", calls, workspace, reports)
             if status != verdict:
                 problems.append(f"the merge step exits {status} when merge exits {verdict}: it is not the verdict")
             if problems:
@@ -480,7 +488,8 @@ def edit(text, old, new):
 
 def k8s_jobs(docs):
     jobs = [d for d in docs if d and d.get("kind") == "Job"]
-    return next(j for j in jobs if j["spec"].get("completionMode")), next(j for j in jobs if not j["spec"].get("completionMode"))
+    indexed = [j for j in jobs if j["spec"].get("completionMode")]
+    return indexed[0], next(j for j in jobs if j not in indexed)
 
 
 def k8s_script(docs, old, new, merge=False):
@@ -537,19 +546,28 @@ K8S_BREAKS = {
 }
 
 
-def gha_step(workflow, job, words):
-    """The step of job that runs all of words, or uses the action words[0]."""
-    return next(s for s in workflow["jobs"][job]["steps"] if runs(s, words) or s.get("uses", "").startswith(words[0]))
+def gha_run_step(workflow, job, words):
+    """The step of job whose `run:` holds all of words."""
+    return next(s for s in workflow["jobs"][job]["steps"] if runs(s, words))
 
 
-def gha_run(workflow, job, words, old, new):
-    step = gha_step(workflow, job, words)
+def explore_run(workflow, old, new):
+    step = gha_run_step(workflow, "explore", ["chess-trace explore"])
     step["run"] = edit(step["run"], old, new)
 
 
-def gha_with(workflow, job, action, key, value, pattern=False):
-    step = next(s for s in steps_using(workflow["jobs"][job], action) if not pattern or s["with"].get("pattern"))
-    step["with"][key] = edit(step["with"][key], *value) if isinstance(value, tuple) else value
+def merge_run(workflow, old, new):
+    step = gha_run_step(workflow, "merge", ["chess-trace merge"])
+    step["run"] = edit(step["run"], old, new)
+
+
+def upload(workflow):
+    return steps_using(workflow["jobs"]["explore"], "actions/upload-artifact")[0]
+
+
+def download(workflow):
+    downloads = steps_using(workflow["jobs"]["merge"], "actions/download-artifact")
+    return next(s for s in downloads if s["with"].get("pattern"))
 
 
 def gha_strategy(workflow, **changes):
@@ -557,27 +575,29 @@ def gha_strategy(workflow, **changes):
 
 
 GHA_BREAKS = {
-    "N in the command != the matrix": lambda w: gha_run(w, "explore", ["chess-trace explore"], "$SHARD/$SHARDS", "$SHARD/5"),
+    "N in the command != the matrix": lambda w: explore_run(w, "$SHARD/$SHARDS", "$SHARD/5"),
     "a matrix of 0 … N-1": lambda w: gha_strategy(w, matrix={"shard": [0, 1, 2, 3]}),
     "a matrix with a gap": lambda w: gha_strategy(w, matrix={"shard": [1, 2, 4]}),
     "another matrix dimension": lambda w: gha_strategy(w, matrix={"shard": [1, 2], "os": ["a", "b"]}),
     "fail-fast": lambda w: gha_strategy(w, **{"fail-fast": True}),
     "merge does not wait for the shards": lambda w: w["jobs"]["merge"].pop("needs"),
     "merge only when every shard passed": lambda w: w["jobs"]["merge"].pop("if"),
-    "a bug fails the shard": lambda w: gha_run(w, "explore", ["chess-trace explore"], "0|1)", "0)"),
-    "an error passes the shard": lambda w: gha_run(w, "explore", ["chess-trace explore"], "0|1)", "0|1|125)"),
-    "a 0-based shard": lambda w: gha_run(w, "explore", ["chess-trace explore"], '--shard "$SHARD/', '--shard "$((SHARD - 1))/'),
-    "upload only on success": lambda w: gha_step(w, "explore", ["actions/upload-artifact"]).pop("if"),
-    "one artifact name for every shard": lambda w: gha_with(w, "explore", "actions/upload-artifact", "name", "chess-trace-shard"),
-    "download pattern != upload names": lambda w: gha_with(w, "merge", "actions/download-artifact", "pattern", "shard-*", pattern=True),
-    "download pattern takes the build too": lambda w: gha_with(w, "merge", "actions/download-artifact", "pattern", "chess-trace-*", pattern=True),
-    "no merge-multiple": lambda w: gha_with(w, "merge", "actions/download-artifact", "merge-multiple", False, pattern=True),
-    "reports where merge does not look": lambda w: gha_run(w, "explore", ["chess-trace explore"], '"shard-$SHARD.json"', '"report-$SHARD.json"'),
-    "the report not uploaded": lambda w: gha_with(w, "explore", "actions/upload-artifact", "path", ("shard-${{ matrix.shard }}.json\n", "")),
-    "traces not beside the report": lambda w: gha_run(w, "explore", ["chess-trace explore"], '--out "traces-$SHARD"', '--out "out/traces-$SHARD"'),
-    "merge reads its own report": lambda w: gha_run(w, "merge", ["chess-trace merge"], "--report merged.json", "--report shard-merged.json"),
-    "merge's verdict swallowed": lambda w: gha_run(w, "merge", ["chess-trace merge"], "shard-*.json", "shard-*.json || true"),
-    "merge continues on error": lambda w: gha_step(w, "merge", ["chess-trace merge"]).update({"continue-on-error": True}),
+    "a bug fails the shard": lambda w: explore_run(w, "0|1)", "0)"),
+    "an error passes the shard": lambda w: explore_run(w, "0|1)", "0|1|125)"),
+    "a 0-based shard": lambda w: explore_run(w, '--shard "$SHARD/', '--shard "$((SHARD - 1))/'),
+    "upload only on success": lambda w: upload(w).pop("if"),
+    "one artifact name for every shard": lambda w: upload(w)["with"].update(name="chess-trace-shard"),
+    "download pattern != upload names": lambda w: download(w)["with"].update(pattern="shard-*"),
+    "download pattern takes the build too": lambda w: download(w)["with"].update(pattern="chess-trace-*"),
+    "no merge-multiple": lambda w: download(w)["with"].update({"merge-multiple": False}),
+    "reports where merge does not look": lambda w: explore_run(w, '"shard-$SHARD.json"', '"report-$SHARD.json"'),
+    "the report not uploaded": lambda w: upload(w)["with"].update(
+        path=edit(upload(w)["with"]["path"], "shard-${{ matrix.shard }}.json\n", "")),
+    "traces not beside the report": lambda w: explore_run(w, '--out "traces-$SHARD"', '--out "out/traces-$SHARD"'),
+    "merge reads its own report": lambda w: merge_run(w, "--report merged.json", "--report shard-merged.json"),
+    "merge's verdict swallowed": lambda w: merge_run(w, "shard-*.json", "shard-*.json || true"),
+    "merge continues on error": lambda w: gha_run_step(w, "merge", ["chess-trace merge"]).update(
+        {"continue-on-error": True}),
 }
 
 
@@ -595,7 +615,8 @@ def self_test(k8s_path, gha_path):
             try:
                 breaking(broken)
             except (LookupError, KeyError, StopIteration) as e:
-                failures.append(f"{kind}: {name}: cannot break the recipe that way any more ({e!r}); update the self-test")
+                failures.append(f"{kind}: {name}: cannot break the recipe that way any more ({e!r}); "
+                                f"update the self-test")
                 continue
             problems = check(broken)
             print(f"{kind}: {name}: " + (problems[0] if problems else "NOT CAUGHT"))
