@@ -34,6 +34,7 @@ struct SearchSummary {
   const search::ExplorationResult* result = nullptr;
   std::vector<ReportedBug> bugs;
   uint32_t preemption_bound = 0;
+  std::optional<uint32_t> delay_bound;  // db's: its coverage is told in delays
   uint64_t seed = 0;              // the randomized strategies'
   uint32_t pct_depth = 0;
   double wall_seconds = 0;

@@ -1,13 +1,21 @@
 #include "search/bounded_search.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 
 namespace chess::search {
 
-BoundedSearch::BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness)
-    : bound_limit_(bound), max_executions_(max_executions), liveness_(liveness) {
-  if (state_cache) cache_.emplace();
+BoundedSearch::BoundedSearch(StrategyKind bounding, uint32_t bound, uint64_t max_executions, bool state_cache,
+                             LivenessLimits liveness)
+    : bounding_(bounding), bound_limit_(bound), max_executions_(max_executions), liveness_(liveness) {
+  if (state_cache) cache_.emplace(bounding);
+}
+
+size_t BoundedSearch::QueuedLater() const {
+  size_t queued = 0;
+  for (const auto& [round, work] : later_) queued += work.size();
+  return queued;
 }
 
 EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& result) {
@@ -15,7 +23,7 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   const Branch branch = std::move(current_.back());
   current_.pop_back();
   StateCache* cache = cache_ ? &*cache_ : nullptr;
-  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache, bounding_);
   step.summary = backend.Execute(*execution);
   ++result.executions;
   if (step.summary.outcome == Outcome::kDivergence) {
@@ -27,7 +35,7 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
       step.followed = false;
       return step;
     }
-    execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+    execution = std::make_unique<BoundedExecution>(branch, liveness_, cache, bounding_);
     step.summary = backend.Execute(*execution);
     ++result.executions;
     if (step.summary.outcome == Outcome::kDivergence) {
@@ -46,14 +54,17 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   ++done_in_bound_;
   // Count only what the bound would have let run.
   for (const Alternative& skipped : execution->CacheSkipped()) {
-    if (!skipped.preempting || bound_ < bound_limit_) ++result.coverage.cache_pruned;
+    if (bound_ + skipped.cost <= bound_limit_) ++result.coverage.cache_pruned;
   }
   if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
   if (IsBug(step.summary.outcome)) {
     step.bug = FoundBug{};
     step.bug->execution = result.executions;
     step.bug->summary = step.summary;
+    step.bug->found_by = bounding_;
+    step.bug->execution_strategy = execution->Describe();
     step.bug->preemptions = execution->Preemptions();
+    if (bounding_ == StrategyKind::kDb) step.bug->delays = execution->Spent();
     step.bug->preemption_decisions = execution->PreemptionDecisions();
     step.bug->schedule = execution->Decisions();
   }
@@ -64,21 +75,24 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
       ExecutionPath{result.executions, execution->TakeDecisions(), std::move(step.summary.names)});
   const uint64_t room = max_executions_ - std::min(max_executions_, result.executions);
   for (const Alternative& alternative : execution->Alternatives()) {
-    Branch child{path, alternative.decision, alternative.choice, bound_ + (alternative.preempting ? 1 : 0)};
-    if (alternative.preempting && bound_ >= bound_limit_) {
+    const uint32_t round = bound_ + alternative.cost;
+    Branch child{path, alternative.decision, alternative.choice, round};
+    if (round > bound_limit_) {
       beyond_bound_ = true;
       continue;
     }
-    // This round's work comes before the next round's.
-    if (current_.size() + next_.size() >= room && !alternative.preempting && !next_.empty()) {
-      next_.pop_back();
-      dropped_next_ = true;
+    // An earlier round's work comes before a later round's.
+    if (current_.size() + QueuedLater() >= room && !later_.empty() && later_.rbegin()->first > round) {
+      const auto latest = std::prev(later_.end());
+      latest->second.pop_back();
+      dropped_from_ = std::min(dropped_from_.value_or(latest->first), latest->first);
+      if (latest->second.empty()) later_.erase(latest);
     }
-    if (current_.size() + next_.size() >= room) {
-      (alternative.preempting ? dropped_next_ : dropped_) = true;
+    if (current_.size() + QueuedLater() >= room) {
+      dropped_from_ = std::min(dropped_from_.value_or(round), round);
       continue;
     }
-    (alternative.preempting ? next_ : current_).push_back(std::move(child));
+    (round == bound_ ? current_ : later_[round]).push_back(std::move(child));
   }
   if (current_.empty()) EndRound(result);
   return step;
@@ -86,7 +100,7 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
 
 void BoundedSearch::EndRound(ExplorationResult& result) {
   // Work left out was more than the executions left: the limit ends the search, not the space.
-  if (dropped_) {
+  if (dropped_from_ && *dropped_from_ <= bound_) {
     end_ = SearchEnd::kMaxExecutions;
     return;
   }
@@ -94,17 +108,16 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
   // round after: from then on no bound is covered.
   const bool pruned = result.coverage.pruned > 0;
   if (!pruned) result.coverage.bound_completed = bound_;
-  if (next_.empty()) {
+  if (later_.empty()) {
     result.coverage.complete = !pruned;
     end_ = pruned ? SearchEnd::kPruned : beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
     return;
   }
-  // The next round takes its work in the order it was found.
-  current_.assign(std::make_move_iterator(next_.rbegin()), std::make_move_iterator(next_.rend()));
-  next_.clear();
-  dropped_ = dropped_next_;
-  dropped_next_ = false;
-  ++bound_;
+  // The next round with work takes it in the order it was found.
+  const auto next = later_.begin();
+  current_.assign(std::make_move_iterator(next->second.rbegin()), std::make_move_iterator(next->second.rend()));
+  bound_ = next->first;
+  later_.erase(next);
   done_in_bound_ = 0;
   result.bound = bound_;
 }
@@ -132,7 +145,8 @@ void BoundedSearch::Progress(ExplorerProgress& progress) const {
   progress.bound = bound_;
   progress.done_in_bound = done_in_bound_;
   progress.queued_in_bound = current_.size();
-  progress.queued_next = next_.size();
+  const auto next = later_.find(bound_ + 1);
+  progress.queued_next = next != later_.end() ? next->second.size() : 0;
 }
 
 }  // namespace chess::search
