@@ -94,7 +94,8 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
   } else {
     const std::vector<ThreadId> ordered = Ordered(context, schedulable);
     picked = ordered.front();
-    // A state searched before with no more spent: its visit searches everything from here.
+    // A state searched before having spent no more of the bound: its visit searches everything
+    // from here.
     if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context)) pruned_ = true;
     for (size_t i = 1; i < ordered.size(); ++i) {
       (pruned_ ? cache_skipped_ : alternatives_)
