@@ -60,6 +60,12 @@ search::LivenessLimits Liveness(const ExploreOptions& options) {
   return limits;
 }
 
+// The bound of the bounded search: db's delays, else pb's preemptions.
+uint32_t SearchBound(const ExploreOptions& options) {
+  if (options.strategy != search::StrategyKind::kDb) return options.preemption_bound;
+  return options.delay_bound.value_or(search::ExplorerOptions{}.delay_bound);
+}
+
 // The oracles beyond the exit status, ready to judge; the error says what is wrong with them.
 Result<OracleJudge> MakeJudge(const ExploreOptions& options, const ExecutionSettings& settings) {
   search::OutputOracleSpec spec;
@@ -236,10 +242,11 @@ void Search::ShowProgress(const search::ExplorerProgress& p) {
   std::snprintf(head, sizeof(head), "exploring (%s): %llu executions, %.1f/s", phase.c_str(),
                 static_cast<unsigned long long>(p.executions), now > 0 ? static_cast<double>(p.executions) / now : 0.0);
   std::string line = head;
-  if (search::Runs(options_.strategy, search::StrategyKind::kPb) || p.minimizing) {
+  const bool db = options_.strategy == search::StrategyKind::kDb;
+  if (search::Runs(options_.strategy, search::StrategyKind::kPb) || db || p.minimizing) {
     char bounded[160];
     std::snprintf(bounded, sizeof(bounded), ", bound %u of %u: %llu schedules done, %llu queued (%llu for bound %u)",
-                  p.bound, p.minimizing ? p.bound : options_.preemption_bound,
+                  p.bound, p.minimizing ? p.bound : SearchBound(options_),
                   static_cast<unsigned long long>(p.done_in_bound), static_cast<unsigned long long>(p.queued_in_bound),
                   static_cast<unsigned long long>(p.queued_next), p.bound + 1);
     line += bounded;
@@ -260,6 +267,7 @@ int Search::Run() {
   search::ExplorerOptions options;
   options.strategy = options_.strategy;
   options.preemption_bound = options_.preemption_bound;
+  if (options_.delay_bound) options.delay_bound = *options_.delay_bound;
   options.pct_depth = options_.pct_depth;
   options.seed = settings_.seed;
   options.state_cache = options_.state_cache;
@@ -282,10 +290,10 @@ int Search::Run() {
     if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
     bugs_.push_back(std::move(bug));
   };
-  // --same-output's reference: pb's first execution is the non-preemptive one; any other
+  // --same-output's reference: pb's and db's first execution is a non-preemptive one; any other
   // strategy gets one run first, uncounted.
   if (backend_.Oracles().AwaitingReference()) {
-    if (options_.strategy == search::StrategyKind::kPb) {
+    if (search::Bounded(options_.strategy)) {
       backend_.ReferenceFromFirstExecution();
     } else if (auto taken = backend_.RunReference(); !taken) {
       backend_.EndCapture();
@@ -307,6 +315,7 @@ int Search::Run() {
   summary.preemption_bound = options_.preemption_bound;
   summary.shard = options_.shard;
   summary.identity = std::move(identity);
+  if (options_.strategy == search::StrategyKind::kDb) summary.delay_bound = SearchBound(options_);
   summary.seed = settings_.seed;
   summary.pct_depth = options_.pct_depth;
   summary.wall_seconds = Elapsed();
@@ -376,7 +385,10 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "--strategy", [&options](const std::string& name) { options.strategy = *search::ParseStrategy(name); },
                       "How schedules are chosen. `pb`: iterative preemption bounding with fair "
                       "scheduling (CHESS) — every schedule with 0 preemptions, then 1, then 2…, a "
-                      "statement of coverage when nothing is found. `pct`: random priorities with "
+                      "statement of coverage when nothing is found. `db`: iterative delay bounding, the "
+                      "same by delays — the schedulable threads a round-robin scheduler skips to run "
+                      "another (--delay-bound): one schedule with 0 delays however many threads there "
+                      "are, so it reaches deeper into programs with many threads or yield loops. `pct`: random priorities with "
                       "--pct-depth − 1 priority changes per execution (finds a bug that needs d "
                       "ordering constraints with probability ≥ 1/(n·k^(d−1)) per execution, for n "
                       "threads and k steps). `random`: a random walk. `portfolio`: pb, pct and random "
@@ -391,6 +403,13 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->type_name("C")
       ->check(WholeNumber(0, 20))
       ->capture_default_str();
+  explore->add_option("--delay-bound", options.delay_bound,
+                      "--strategy db: explore every schedule with at most D delays (a delay: the "
+                      "round-robin scheduler — the thread that ran last while it can, then the next one "
+                      "in creation order — skips a schedulable thread; a deadline fired early is one)")
+      ->type_name("D")
+      ->check(WholeNumber(0, 20))
+      ->default_str(std::to_string(search::ExplorerOptions{}.delay_bound));
   explore->add_option("--pct-depth", options.pct_depth,
                       "PCT's depth d: the ordering constraints a bug may need (d − 1 priority changes "
                       "per execution)")
@@ -398,8 +417,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       ->check(WholeNumber(1, 20))
       ->capture_default_str();
   explore->add_flag("--state-cache,!--no-state-cache", options.state_cache,
-                    "pb (default: on): skip schedules that go on from a state already searched (the same "
-                    "happens-before graph of sync operations, the same fairness state). Sound when "
+                    "pb and db (default: on): skip schedules that go on from a state already searched (the "
+                    "same happens-before graph of sync operations, the same fairness state; for db also the "
+                    "same thread last). Sound when "
                     "threads share memory only under their locks; --no-state-cache for a program with "
                     "deliberate data races");
   explore->add_flag("!--no-minimize", options.minimize,
@@ -473,7 +493,7 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
       "An execution that exits as --expect-exit says but whose stdout, or any --output-file, differs from the "
       "first, non-preemptive execution's is a bug: `wrong-output`, its report quoting the first line that "
       "differs. For a program whose wrong result is printed or written, not asserted (a missing barrier that "
-      "changes a sum). The reference is pb's first execution; other strategies run it once first, uncounted. "
+      "changes a sum). The reference is pb's or db's first execution; other strategies run it once first, uncounted. "
       "The trace keeps the reference's bytes, and replay judges with them");
   explore->add_option("--output-file", options.output_files,
                       "With --same-output: a file every execution must leave as the reference did (or not leave, "
@@ -529,6 +549,10 @@ constexpr double kExploreExternalWaitSeconds = 5;
 int ExploreCommand(const ExploreOptions& options) {
   Messages messages;
   if (!messages.UseLog(options.program.log_path)) return kExitError;
+  if (options.delay_bound && options.strategy != search::StrategyKind::kDb) {
+    messages.Say("--delay-bound bounds --strategy db only (pb's bound is --preemption-bound)");
+    return kExitError;
+  }
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
   std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kRaces, messages);
   if (!built) return kExitError;

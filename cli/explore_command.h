@@ -1,7 +1,7 @@
 // `chess-trace explore`: the search. Runs the program through schedule after schedule — by
-// default every one with no preemption, then with one, then two; or random samples (random,
-// PCT), or all of them in turn — until a bug shows up or a limit is reached, and saves each bug
-// as a trace `replay` reproduces.
+// default every one with no preemption, then with one, then two; or the same by delays (db); or
+// random samples (random, PCT), or pb, PCT and random in turn — until a bug shows up or a limit
+// is reached, and saves each bug as a trace `replay` reproduces.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,6 +19,7 @@ struct ExploreOptions {
   ProgramOptions program;
   search::StrategyKind strategy = search::StrategyKind::kPb;
   uint32_t preemption_bound = 2;
+  std::optional<uint32_t> delay_bound;  // --delay-bound, db's only; unset: the Explorer's default
   uint32_t pct_depth = 3;
   bool state_cache = true;
   bool minimize = true;

@@ -14,9 +14,18 @@
 namespace chess::cli {
 namespace {
 
+// What a bounded search's bound counts: preemptions (pb) or delays (db).
+struct BoundUnit {
+  const char* one;
+  const char* many;
+};
+BoundUnit UnitOf(const SearchSummary& s) {
+  return s.delay_bound ? BoundUnit{"delay", "delays"} : BoundUnit{"preemption", "preemptions"};
+}
+
 // "≤ 2 preemptions", or "no preemption" for a bound of 0.
-std::string AtMost(uint64_t bound) {
-  return bound == 0 ? "no preemption" : "≤ " + Plural(bound, "preemption", "preemptions");
+std::string AtMost(uint64_t bound, BoundUnit unit) {
+  return bound == 0 ? std::string("no ") + unit.one : "≤ " + Plural(bound, unit.one, unit.many);
 }
 
 std::string WhatHappened(const ReportedBug& bug) {
@@ -182,8 +191,10 @@ std::string CachedOrderings(const SearchVisibility& visibility) {
 std::string CoverageSentence(const SearchSummary& s) {
   const search::ExplorationResult& r = *s.result;
   const search::Coverage& c = r.coverage;
-  const bool sampling_only = !search::Runs(c.strategy, search::StrategyKind::kPb);
-  const uint64_t bounded = c.schedules - c.sampled;  // the schedules pb ran
+  const bool sampling_only = !search::Runs(c.strategy, search::StrategyKind::kPb) && !search::Bounded(c.strategy);
+  const BoundUnit unit = UnitOf(s);
+  const uint32_t bound = s.delay_bound.value_or(s.preemption_bound);
+  const uint64_t bounded = c.schedules - c.sampled;  // the schedules pb or db ran
   std::string why;
   if (s.interrupted) {
     why = "interrupted by " + SignalName(s.stop_signal);
@@ -205,9 +216,9 @@ std::string CoverageSentence(const SearchSummary& s) {
     text = "the bound is not covered: " + Plural(c.pruned, "branch was", "branches were") +
            " pruned after diverging twice, and the schedules that go on from " + (c.pruned == 1 ? "it" : "them") +
            " were not searched; " + Plural(bounded, "schedule", "schedules") + " explored, " +
-           (c.bound_completed ? "all those with " + AtMost(*c.bound_completed) + ", and part of those with "
+           (c.bound_completed ? "all those with " + AtMost(*c.bound_completed, unit) + ", and part of those with "
                               : std::string("part of those with ")) +
-           AtMost(s.preemption_bound);
+           AtMost(bound, unit);
   } else if (c.complete) {
     const uint32_t needed = c.bound_completed.value_or(0);
     const bool exhausted = r.end == search::SearchEnd::kExhausted;
@@ -218,21 +229,21 @@ std::string CoverageSentence(const SearchSummary& s) {
       text = blind ? (bounded == 1 ? "the only schedule" : Plural(bounded, "schedule", "schedules")) + " explored" + over
                    : bounded == 1 ? std::string("its only schedule explored")
                                   : "all " + std::to_string(bounded) + " schedules explored";
-      text += needed == 0 ? " (none needs a preemption)"
-                          : " (none needs more than " + Plural(needed, "preemption", "preemptions") + ")";
+      text += needed == 0 ? std::string(" (none needs a ") + unit.one + ")"
+                          : " (none needs more than " + Plural(needed, unit.one, unit.many) + ")";
     } else {
-      text = (blind ? "" : "all ") + Plural(bounded, "schedule", "schedules") + " with " + AtMost(s.preemption_bound) +
+      text = (blind ? "" : "all ") + Plural(bounded, "schedule", "schedules") + " with " + AtMost(bound, unit) +
              " explored" + over;
     }
   } else {
     text = Plural(bounded, "schedule", "schedules") + " explored: ";
     if (!c.bound_completed) {
-      text += "part of those with no preemption";
+      text += "part of those with " + AtMost(0, unit);
     } else if (bounded == 1 && *c.bound_completed == 0) {
-      text += "the only one with no preemption";
+      text += "the only one with " + AtMost(0, unit);
     } else {
-      text += "all those with " + AtMost(*c.bound_completed) + ", and part of those with " +
-              Plural(r.bound, "preemption", "preemptions");
+      text += "all those with " + AtMost(*c.bound_completed, unit) + ", and part of those with " +
+              Plural(r.bound, unit.one, unit.many);
     }
     if (!why.empty()) text += " (" + why + ")";
   }
@@ -264,7 +275,7 @@ std::string CoverageSentence(const SearchSummary& s) {
 
 // How the search came to the bug, when not simply by pb.
 std::string FoundHow(const search::FoundBug& found) {
-  if (found.found_by == search::StrategyKind::kPb) return {};
+  if (search::Bounded(found.found_by)) return {};
   std::string text = "found by " + std::string(search::StrategyName(found.found_by));
   if (found.minimized_from) {
     text += " in execution " + std::to_string(found.minimized_from->execution) + " with " +
@@ -341,7 +352,8 @@ std::string ExploreTextReport(const SearchSummary& s) {
   for (const ReportedBug& bug : s.bugs) {
     const search::FoundBug& found = bug.found;
     out << "chess-trace: BUG: " << search::OutcomeName(found.summary.outcome) << " in execution " << found.execution
-        << " with " << Plural(found.preemptions, "preemption", "preemptions") << "\n";
+        << " with " << Plural(found.preemptions, "preemption", "preemptions")
+        << (found.delays ? " (" + Plural(*found.delays, "delay", "delays") + ")" : "") << "\n";
     out << "  " << WhatHappened(bug) << "\n";
     if (const std::string how = FoundHow(found); !how.empty()) out << "  " << how << "\n";
     size_t n = 0;
@@ -448,6 +460,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("coverage").BeginObject();
   json.Key("strategy").String(search::StrategyName(r.coverage.strategy));
   json.Key("preemption_bound").Int(s.preemption_bound);
+  json.Key("delay_bound").OptionalInt(s.delay_bound ? std::optional<int64_t>(*s.delay_bound) : std::nullopt);
   json.Key("bound_completed").OptionalInt(r.coverage.bound_completed ? std::optional<int64_t>(*r.coverage.bound_completed)
                                                                      : std::nullopt);
   json.Key("schedules").Int(static_cast<int64_t>(r.coverage.schedules));
@@ -545,6 +558,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
     json.Key("signature").String(Hex64(search::Fnv1a64(signature.data(), signature.size())));
     json.Key("execution").Int(static_cast<int64_t>(bug.found.execution));
     json.Key("preemptions").Int(bug.found.preemptions);
+    json.Key("delays").OptionalInt(bug.found.delays ? std::optional<int64_t>(*bug.found.delays) : std::nullopt);
     json.Key("found_by").String(search::StrategyName(bug.found.found_by));
     json.Key("strategy").String(bug.found.execution_strategy);
     json.Key("minimized_from");

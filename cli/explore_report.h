@@ -38,6 +38,7 @@ struct SearchSummary {
   // The part of the search this was (--shard), and what names the search for `merge`.
   search::Shard shard;
   SearchIdentity identity;
+  std::optional<uint32_t> delay_bound;  // db's: its coverage is told in delays
   uint64_t seed = 0;              // the randomized strategies'
   uint32_t pct_depth = 0;
   double wall_seconds = 0;

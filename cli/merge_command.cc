@@ -70,7 +70,7 @@ std::string Differences(const JsonValue& a, const JsonValue& b) {
   const JsonValue* identity_b = Search(b)->Find("identity");
   std::vector<std::string> differ;
   if (identity_a != nullptr && identity_b != nullptr) {
-    for (const char* field : {"command", "executable", "stdin", "strategy", "preemption_bound", "pct_depth", "seed",
+    for (const char* field : {"command", "executable", "stdin", "strategy", "preemption_bound", "delay_bound", "pct_depth", "seed",
                               "state_cache", "max_executions", "max_steps", "max_atomic_points", "sync_points",
                               "isolate", "epoch", "focus", "expect_exit", "fail_on_output", "expect_stdout",
                               "same_output", "check", "shards"}) {
@@ -105,8 +105,12 @@ std::string Unfinished(const JsonValue& report, bool sampling) {
 
 std::string ShardName(uint32_t index, uint32_t count) { return std::to_string(index) + "/" + std::to_string(count); }
 
-std::string AtMost(int64_t bound) {
-  return bound == 0 ? "no preemption" : "≤ " + Plural(static_cast<uint64_t>(bound), "preemption", "preemptions");
+std::string Unit(bool delays, int64_t count) {
+  return Plural(static_cast<uint64_t>(count), delays ? "delay" : "preemption", delays ? "delays" : "preemptions");
+}
+
+std::string AtMost(bool delays, int64_t bound) {
+  return bound == 0 ? (delays ? "no delay" : "no preemption") : "≤ " + Unit(delays, bound);
 }
 
 std::string IndexList(const std::vector<uint32_t>& indices, uint32_t count) {
@@ -168,7 +172,9 @@ Result<MergedSearch> MergeShardReports(const std::vector<ShardReportFile>& files
   merged.strategy = identity != nullptr ? identity->StringAt("strategy") : "";
   merged.seed = identity != nullptr ? identity->StringAt("seed") : "";
   if (const JsonValue* coverage = first->report.Find("coverage")) {
-    merged.preemption_bound = coverage->IntAt("preemption_bound").value_or(0);
+    // db's coverage is told in delays.
+    merged.delays = coverage->IntAt("delay_bound").has_value();
+    merged.preemption_bound = coverage->IntAt(merged.delays ? "delay_bound" : "preemption_bound").value_or(0);
   }
   const bool sampling = merged.strategy == "pct" || merged.strategy == "random";
   for (uint32_t i = 1; i <= merged.count; ++i) {
@@ -247,15 +253,14 @@ std::string MergedCoverageSentence(const MergedSearch& m) {
   } else if (m.Complete() && m.bound_completed) {
     const uint64_t bounded = m.schedules - m.sampled;
     text = m.exhausted ? (m.warnings.empty() ? "all " : "") + Plural(bounded, "schedule", "schedules") + " explored" +
-                             over + " (none needs more than " +
-                             Plural(static_cast<uint64_t>(*m.bound_completed), "preemption", "preemptions") + ")"
+                             over + " (none needs more than " + Unit(m.delays, *m.bound_completed) + ")"
                        : (m.warnings.empty() ? "all " : "") + Plural(bounded, "schedule", "schedules") + " with " +
-                             AtMost(m.preemption_bound) + " explored" + over;
+                             AtMost(m.delays, m.preemption_bound) + " explored" + over;
     text += " by " + shards;
     if (m.sampled > 0) text += "; and " + Plural(m.sampled, "schedule", "schedules") + " sampled by pct and random";
   } else {
     text = Plural(m.schedules, "schedule", "schedules") + " run by the " + shards +
-           " that ran; the schedules with " + AtMost(m.preemption_bound) + " are not all covered";
+           " that ran; the schedules with " + AtMost(m.delays, m.preemption_bound) + " are not all covered";
   }
   if (!m.missing.empty()) {
     text += "; " + Plural(m.missing.size(), "shard", "shards") + " missing (" + IndexList(m.missing, m.count) +
@@ -320,7 +325,7 @@ std::string MergedJsonReport(const MergedSearch& m) {
   json.Key("digest").String(m.digest);
   json.Key("shards").Int(m.count);
   json.Key("strategy").String(m.strategy);
-  json.Key("preemption_bound").Int(m.preemption_bound);
+  json.Key(m.delays ? "delay_bound" : "preemption_bound").Int(m.preemption_bound);
   json.Key("bound_completed").OptionalInt(m.bound_completed);
   json.Key("exhausted").Bool(m.Complete() && m.exhausted);
   json.EndObject();

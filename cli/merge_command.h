@@ -45,7 +45,8 @@ struct MergedSearch {
   uint32_t count = 0;  // N
   std::string digest;
   std::string strategy;
-  int64_t preemption_bound = 0;
+  int64_t preemption_bound = 0;  // db: the delay bound
+  bool delays = false;            // db: the bound counts delays
   std::string seed;
   std::vector<uint32_t> present;  // shard indices, ascending
   std::vector<uint32_t> missing;

@@ -72,6 +72,7 @@ SearchIdentity IdentifySearch(const ExploreOptions& options, const ExecutionSett
   fields.emplace_back("stdin", input);
   fields.emplace_back("strategy", std::string(search::StrategyName(options.strategy)));
   fields.emplace_back("preemption_bound", std::to_string(options.preemption_bound));
+  fields.emplace_back("delay_bound", options.delay_bound ? std::to_string(*options.delay_bound) : "default");
   fields.emplace_back("pct_depth", std::to_string(options.pct_depth));
   fields.emplace_back("seed", std::to_string(settings.seed));
   fields.emplace_back("state_cache", Flag(options.state_cache));

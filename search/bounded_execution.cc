@@ -7,8 +7,9 @@
 
 namespace chess::search {
 
-BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache)
-    : fair_(limits), cache_(cache) {
+BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache,
+                                   StrategyKind bounding)
+    : bounding_(bounding), spent_(branch.spent), fair_(limits), cache_(cache) {
   if (branch.path) {
     const std::vector<RecordedDecision>& path = branch.path->decisions;
     std::vector<RecordedDecision> prefix(path.begin(), path.begin() + static_cast<ptrdiff_t>(branch.decision + 1));
@@ -18,15 +19,34 @@ BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, 
 }
 
 std::vector<ThreadId> BoundedExecution::Ordered(const SchedulingContext& context,
-                                                std::span<const ThreadId> schedulable) {
+                                                std::span<const ThreadId> schedulable) const {
   std::vector<ThreadId> ordered;
   ordered.reserve(schedulable.size() + context.timed.size());
-  if (context.current && Contains(schedulable, *context.current)) ordered.push_back(*context.current);
-  for (ThreadId thread : schedulable) {
-    if (ordered.empty() || thread != ordered.front()) ordered.push_back(thread);
+  if (bounding_ == StrategyKind::kDb) {
+    // The round robin starts at the thread that ran last, or the first after it (wrapping).
+    size_t start = 0;
+    if (context.current) {
+      const auto from = std::find_if(schedulable.begin(), schedulable.end(),
+                                     [&](ThreadId thread) { return thread >= *context.current; });
+      if (from != schedulable.end()) start = static_cast<size_t>(from - schedulable.begin());
+    }
+    for (size_t i = 0; i < schedulable.size(); ++i) ordered.push_back(schedulable[(start + i) % schedulable.size()]);
+  } else {
+    if (context.current && Contains(schedulable, *context.current)) ordered.push_back(*context.current);
+    for (ThreadId thread : schedulable) {
+      if (ordered.empty() || thread != ordered.front()) ordered.push_back(thread);
+    }
   }
   ordered.insert(ordered.end(), context.timed.begin(), context.timed.end());
   return ordered;
+}
+
+uint32_t BoundedExecution::Cost(const SchedulingContext& context, std::span<const ThreadId> ordered, size_t index,
+                                std::span<const ThreadId> schedulable) const {
+  if (bounding_ == StrategyKind::kPb) return CostsPreemption(context, ordered[index], schedulable) ? 1 : 0;
+  // The round robin skips `index` schedulable threads to reach it; a deadline fired early costs
+  // one delay, as it costs pb one preemption.
+  return index < schedulable.size() ? static_cast<uint32_t>(index) : 1;
 }
 
 bool BoundedExecution::SeenBefore(const SchedulingContext& context) {
@@ -37,7 +57,7 @@ bool BoundedExecution::SeenBefore(const SchedulingContext& context) {
     last.thread = context.current->value;
     last.may_go_on = context.current_stop == StopReason::kReachedPoint && Contains(schedulable, *context.current);
   }
-  return cache_->Visit(state, last, Preemptions());
+  return cache_->Visit(state, last, spent_);
 }
 
 void BoundedExecution::NoteExecuted(const SchedulingContext& context, ThreadId picked) {
@@ -74,11 +94,12 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
   } else {
     const std::vector<ThreadId> ordered = Ordered(context, schedulable);
     picked = ordered.front();
-    // A state searched before with no more preemptions: its visit searches everything from here.
+    // A state searched before having spent no more of the bound: its visit searches everything
+    // from here.
     if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context)) pruned_ = true;
     for (size_t i = 1; i < ordered.size(); ++i) {
       (pruned_ ? cache_skipped_ : alternatives_)
-          .push_back({decision, ordered[i], CostsPreemption(context, ordered[i], schedulable)});
+          .push_back({decision, ordered[i], Cost(context, ordered, i, schedulable)});
     }
   }
   if (cache_ != nullptr) NoteExecuted(context, picked);

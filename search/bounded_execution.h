@@ -1,8 +1,9 @@
-// One execution of the preemption-bounded search (PLDI'07, with the fairness of PLDI'08): it
-// replays the prefix its branch names, takes the branch's choice, and from there runs each
-// thread on for as long as it can — the schedule with no further preemption — noting at every
-// decision the other threads that could have run and whether running them would have cost a
-// preemption. Those alternatives are the Explorer's next work.
+// One execution of a bounded search — preemption bounding (PLDI'07, with the fairness of
+// PLDI'08) or delay bounding (POPL'11): it replays the prefix its branch names, takes the
+// branch's choice, and from there follows the bounding's default schedule — each thread on for as
+// long as it can; for delay bounding, then the next one round robin — noting at every decision the
+// other threads that could have run and what running them would have cost. Those alternatives
+// are the search's next work.
 #pragma once
 
 #include <memory>
@@ -33,7 +34,9 @@ struct Branch {
   std::shared_ptr<const ExecutionPath> path;
   size_t decision = 0;
   ThreadId choice;
-  uint32_t preemptions = 0;  // the execution's preemptions up to and including this choice
+  // What the execution spent of its bound up to and including this choice: its preemptions, or
+  // its delays.
+  uint32_t spent = 0;
   // For shards (search/shard.h): how many choices the schedule makes that the first execution
   // did not (this one and its path's), and the rank its subtree was dealt at, which says the
   // shard that runs it (none: the trunk, or a search not split).
@@ -45,13 +48,17 @@ struct Branch {
 struct Alternative {
   size_t decision = 0;
   ThreadId choice;
-  bool preempting = false;  // running it would have preempted a thread that could go on
+  // What running it instead would have cost: a preemption (0 or 1) when it would have preempted
+  // a thread that could go on, or the delays, the schedulable threads the round robin skips.
+  uint32_t cost = 0;
 };
 
 class BoundedExecution final : public Strategy {
  public:
-  // `cache`: the search's visited states, or null for no state caching.
-  BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache = nullptr);
+  // `cache`: the search's visited states, or null for no state caching. `bounding`: what a
+  // choice costs, pb's preemptions or db's delays.
+  BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache = nullptr,
+                   StrategyKind bounding = StrategyKind::kPb);
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
   [[nodiscard]] std::optional<std::string> Divergence() const override;
@@ -61,13 +68,15 @@ class BoundedExecution final : public Strategy {
   [[nodiscard]] bool MayInterrupt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] std::optional<bool> YieldsAt(ThreadId thread, uint64_t points) const override;
   [[nodiscard]] bool InterruptedBefore(ThreadId thread, uint64_t points) const override;
-  [[nodiscard]] std::string Describe() const override { return std::string(StrategyName(StrategyKind::kPb)); }
+  [[nodiscard]] std::string Describe() const override { return std::string(StrategyName(bounding_)); }
 
   // After the execution.
   const std::vector<RecordedDecision>& Decisions() const { return fair_.Decisions(); }
   std::vector<RecordedDecision> TakeDecisions() { return fair_.TakeDecisions(); }
   const std::vector<Alternative>& Alternatives() const { return alternatives_; }
   uint32_t Preemptions() const { return fair_.Preemptions(); }
+  // What it spent of the bound: its branch's, as it follows the default schedule after it.
+  uint32_t Spent() const { return spent_; }
   // The decisions that were preemptions.
   const std::vector<size_t>& PreemptionDecisions() const { return fair_.PreemptionDecisions(); }
   // Alternatives not queued because the execution reached a state searched before.
@@ -75,14 +84,21 @@ class BoundedExecution final : public Strategy {
 
  private:
   bool Replaying() const { return replay_ && replay_->Followed() < replay_->Recorded(); }
-  // The choices at a decision, in the order the search takes them: the thread that ran last
-  // when it may go on, then creation order; then the deadlines that could be fired early.
-  static std::vector<ThreadId> Ordered(const SchedulingContext& context, std::span<const ThreadId> schedulable);
+  // The choices at a decision, in the order the search takes them, the default first: for pb the
+  // thread that ran last when it may go on, then creation order; for db the round robin from the
+  // thread that ran last when it may go on, else from the next one after it. Then the deadlines
+  // that could be fired early.
+  std::vector<ThreadId> Ordered(const SchedulingContext& context, std::span<const ThreadId> schedulable) const;
+  // What taking `ordered[index]` instead of the default costs.
+  uint32_t Cost(const SchedulingContext& context, std::span<const ThreadId> ordered, size_t index,
+                std::span<const ThreadId> schedulable) const;
   // Whether the state this decision is taken in was searched before (and remembers it if not).
   bool SeenBefore(const SchedulingContext& context);
   // The picked thread carries out the operation it stopped at.
   void NoteExecuted(const SchedulingContext& context, ThreadId picked);
 
+  StrategyKind bounding_;
+  uint32_t spent_ = 0;
   std::optional<ReplayStrategy> replay_;
   FairDecisions fair_;
   std::vector<Alternative> alternatives_;

@@ -1,14 +1,15 @@
 #include "search/bounded_search.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 
 namespace chess::search {
 
-BoundedSearch::BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness,
-                             Shard shard)
-    : bound_limit_(bound), max_executions_(max_executions), liveness_(liveness), shard_(shard) {
-  if (state_cache) cache_.emplace();
+BoundedSearch::BoundedSearch(StrategyKind bounding, uint32_t bound, uint64_t max_executions, bool state_cache,
+                             LivenessLimits liveness, Shard shard)
+    : bounding_(bounding), bound_limit_(bound), max_executions_(max_executions), liveness_(liveness), shard_(shard) {
+  if (state_cache) cache_.emplace(bounding);
   if (!shard_.Whole()) {
     trunk_.emplace();
     trunk_->level.push_back(std::move(current_.back()));
@@ -20,7 +21,7 @@ std::unique_ptr<BoundedExecution> BoundedSearch::Run(const Branch& branch, bool 
                                                      ExplorationResult& result, EngineStep& step) {
   StateCache* cache = cache_ ? &*cache_ : nullptr;
   uint64_t& counted = owned ? result.executions : result.replayed_prefixes;
-  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache, bounding_);
   step.summary = backend.Execute(*execution);
   ++counted;
   if (step.summary.outcome != Outcome::kDivergence) return execution;
@@ -32,7 +33,7 @@ std::unique_ptr<BoundedExecution> BoundedSearch::Run(const Branch& branch, bool 
     step.followed = false;
     return nullptr;
   }
-  execution = std::make_unique<BoundedExecution>(branch, liveness_, cache);
+  execution = std::make_unique<BoundedExecution>(branch, liveness_, cache, bounding_);
   step.summary = backend.Execute(*execution);
   ++counted;
   if (step.summary.outcome != Outcome::kDivergence) return execution;
@@ -61,6 +62,7 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   // The trunk's executions are dealt in the order every shard runs them.
   const bool owned = !in_trunk || shard_.Owns(trunk_->ran++);
   const std::unique_ptr<BoundedExecution> execution = Run(branch, owned, backend, result, step);
+  highest_run_ = std::max(highest_run_, branch.spent);
   const auto end_of_step = [&] {
     if (trunk_ && trunk_->level.empty()) {
       EndTrunkLevel(result);
@@ -79,14 +81,17 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
     ++done_in_bound_;
     // Count only what the bound would have let run.
     for (const Alternative& skipped : execution->CacheSkipped()) {
-      if (branch.preemptions + (skipped.preempting ? 1 : 0) <= bound_limit_) ++result.coverage.cache_pruned;
+      if (branch.spent + skipped.cost <= bound_limit_) ++result.coverage.cache_pruned;
     }
     if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
     if (IsBug(step.summary.outcome)) {
       step.bug = FoundBug{};
       step.bug->execution = result.executions;
+      step.bug->found_by = bounding_;
+      step.bug->execution_strategy = execution->Describe();
       step.bug->summary = step.summary;
       step.bug->preemptions = execution->Preemptions();
+      if (bounding_ == StrategyKind::kDb) step.bug->delays = execution->Spent();
       step.bug->preemption_decisions = execution->PreemptionDecisions();
       step.bug->schedule = execution->Decisions();
     }
@@ -96,9 +101,9 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   auto path = std::make_shared<const ExecutionPath>(ExecutionPath{
       result.executions + result.replayed_prefixes, execution->TakeDecisions(), std::move(step.summary.names)});
   for (const Alternative& alternative : execution->Alternatives()) {
-    Branch child{path, alternative.decision, alternative.choice,
-                 branch.preemptions + (alternative.preempting ? 1 : 0), branch.depth + 1, branch.dealt};
-    if (child.preemptions > bound_limit_) {
+    Branch child{path, alternative.decision, alternative.choice, branch.spent + alternative.cost, branch.depth + 1,
+                 branch.dealt};
+    if (child.spent > bound_limit_) {
       beyond_bound_ = true;
       continue;
     }
@@ -113,10 +118,11 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
 }
 
 void BoundedSearch::Keep(Branch child, ExplorationResult& result) {
-  // Work that could never run within --max-executions is not kept; this round's comes first.
+  // Work that could never run within --max-executions is not kept; an earlier round's comes
+  // before a later round's.
   const uint64_t room = max_executions_ - std::min(max_executions_, result.executions);
-  const bool this_round = child.preemptions == bound_;
-  if (current_.size() + queued_later_ >= room && this_round && queued_later_ > 0) {
+  const bool this_round = child.spent == bound_;
+  if (current_.size() + queued_later_ >= room && !later_.empty() && later_.rbegin()->first > child.spent) {
     auto last = std::prev(later_.end());
     last->second.pop_back();
     dropped_from_ = std::min(dropped_from_.value_or(last->first), last->first);
@@ -124,13 +130,13 @@ void BoundedSearch::Keep(Branch child, ExplorationResult& result) {
     --queued_later_;
   }
   if (current_.size() + queued_later_ >= room) {
-    dropped_from_ = std::min(dropped_from_.value_or(child.preemptions), child.preemptions);
+    dropped_from_ = std::min(dropped_from_.value_or(child.spent), child.spent);
     return;
   }
   if (this_round) {
     current_.push_back(std::move(child));
   } else {
-    later_[child.preemptions].push_back(std::move(child));
+    later_[child.spent].push_back(std::move(child));
     ++queued_later_;
   }
 }
@@ -152,10 +158,10 @@ void BoundedSearch::EndTrunkLevel(ExplorationResult& result) {
   // taken from the back, so it goes in reversed to run in the order found.
   for (uint64_t rank = 0; rank < found.size(); ++rank) found[rank].dealt = rank;
   for (auto item = found.rbegin(); item != found.rend(); ++item) {
-    if (shard_.Owns(*item->dealt) && item->preemptions == bound_) Keep(std::move(*item), result);
+    if (shard_.Owns(*item->dealt) && item->spent == bound_) Keep(std::move(*item), result);
   }
   for (Branch& item : found) {
-    if (shard_.Owns(*item.dealt) && item.preemptions != bound_) Keep(std::move(item), result);
+    if (shard_.Owns(*item.dealt) && item.spent != bound_) Keep(std::move(item), result);
   }
   if (current_.empty()) EndRound(result);
 }
@@ -171,6 +177,9 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
   const bool pruned = result.coverage.pruned > 0;
   if (!pruned) result.coverage.bound_completed = bound_;
   if (later_.empty()) {
+    // A shard's trunk may have run schedules of later rounds than its own last: its part holds
+    // every one up to those too.
+    if (!pruned) result.coverage.bound_completed = std::max(bound_, highest_run_);
     result.coverage.complete = !pruned;
     end_ = pruned ? SearchEnd::kPruned : beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
     return;

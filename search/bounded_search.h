@@ -1,10 +1,13 @@
-// BoundedSearch: iterative preemption bounding (PLDI'07) with fair scheduling (PLDI'08). Each
-// execution replays a prefix of an earlier one, takes one new choice there, and runs on without
-// preempting; the alternatives it passes become new work. Round c runs exactly the executions
-// with c preemptions — alternatives that cost no preemption stay in the round, those that cost
-// one wait for the next — so bugs are found with the fewest preemptions first, and "every
-// schedule with ≤ c preemptions" is a statement of coverage. With state caching, an execution
-// that reaches a state searched before with no more preemptions adds no alternatives from there.
+// BoundedSearch: iterative preemption bounding (PLDI'07) with fair scheduling (PLDI'08), or
+// iterative delay bounding (Emmi, Qadeer, Rakamarić, POPL'11) with the same fairness. Each
+// execution replays a prefix of an earlier one, takes one new choice there, and runs on with the
+// bounding's default schedule (pb: no preemption; db: round robin); the alternatives it passes
+// become new work. Round c runs exactly the executions that spent c — c preemptions, or c delays:
+// alternatives that cost nothing stay in the round, those that cost more wait for the round they
+// bring the execution to — so bugs are found with the fewest preemptions (delays) first, and
+// "every schedule with ≤ c preemptions (delays)" is a statement of coverage. With state caching,
+// an execution that reaches a state searched before with no more spent adds no alternatives from
+// there.
 // Sharded (search/shard.h), every shard runs the first execution — and, when it offers too few
 // alternatives to deal, the level below it — then keeps the subtrees dealt to it.
 #pragma once
@@ -33,11 +36,13 @@ struct SearchTrunk {
 
 class BoundedSearch final : public SearchEngine {
  public:
-  // `bound`: the highest preemption count searched; `max_executions` bounds the work kept;
-  // `shard`: the part of the search this process runs (search/shard.h).
-  BoundedSearch(uint32_t bound, uint64_t max_executions, bool state_cache, LivenessLimits liveness, Shard shard = {});
+  // `bounding`: pb or db. `bound`: the highest preemption (delay) count searched;
+  // `max_executions` bounds the work kept; `shard`: the part of the search this process runs
+  // (search/shard.h).
+  BoundedSearch(StrategyKind bounding, uint32_t bound, uint64_t max_executions, bool state_cache,
+                LivenessLimits liveness, Shard shard = {});
 
-  StrategyKind Kind() const override { return StrategyKind::kPb; }
+  StrategyKind Kind() const override { return bounding_; }
   std::optional<SearchEnd> Finished() const override { return end_; }
   EngineStep Step(ExecutionBackend& backend, ExplorationResult& result) override;
   void Progress(ExplorerProgress& progress) const override;
@@ -53,7 +58,7 @@ class BoundedSearch final : public SearchEngine {
   // Keeps `branch` to run later when the limit came first.
   std::unique_ptr<BoundedExecution> Run(const Branch& branch, bool owned, ExecutionBackend& backend,
                                         ExplorationResult& result, EngineStep& step);
-  // A new branch for round `child.preemptions`: queued, or dropped when --max-executions could
+  // A new branch for round `child.spent`: queued, or dropped when --max-executions could
   // never reach it (this round's work before later rounds').
   void Keep(Branch child, ExplorationResult& result);
   // After the trunk level's last execution: the next level, or the deal.
@@ -65,6 +70,7 @@ class BoundedSearch final : public SearchEngine {
   static PrunedBranch Describe(const Branch& branch, const BoundedExecution& execution,
                                const ExecutionSummary& summary, uint64_t number);
 
+  StrategyKind bounding_;
   uint32_t bound_limit_;
   uint64_t max_executions_;
   LivenessLimits liveness_;
@@ -78,8 +84,9 @@ class BoundedSearch final : public SearchEngine {
   std::map<uint32_t, std::vector<Branch>> later_;
   uint64_t queued_later_ = 0;
   uint32_t bound_ = 0;
+  uint32_t highest_run_ = 0;  // the most any branch run so far had spent
   uint64_t done_in_bound_ = 0;
-  bool beyond_bound_ = false;  // some schedule needs more preemptions than the bound allows
+  bool beyond_bound_ = false;  // some schedule needs more than the bound allows
   // The lowest round work was left out of because more than --max-executions would be needed.
   std::optional<uint32_t> dropped_from_;
   std::optional<SearchEnd> end_;

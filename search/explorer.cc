@@ -28,7 +28,8 @@ ExplorerProgress ProgressOf(StrategyKind strategy, bool minimizing, uint64_t exe
 FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks) {
   // Iterative bounding below the sample's count: the first schedule that fails the same way has
   // the fewest preemptions there are for it. Its own coverage is not the search's.
-  BoundedSearch search(bug.preemptions - 1, options_.max_executions, options_.state_cache, options_.liveness);
+  BoundedSearch search(StrategyKind::kPb, bug.preemptions - 1, options_.max_executions, options_.state_cache,
+                       options_.liveness);
   ExplorationResult scratch;
   std::optional<FoundBug> minimal;
   while (!minimal && !search.Finished()) {
@@ -57,11 +58,14 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
   result.coverage.strategy = options_.strategy;
   std::vector<std::unique_ptr<SearchEngine>> engines;
   BoundedSearch* bounded = nullptr;
-  if (Runs(options_.strategy, StrategyKind::kPb)) {
-    auto search = std::make_unique<BoundedSearch>(options_.preemption_bound, options_.max_executions,
-                                                  options_.state_cache, options_.liveness, options_.shard);
-    bounded = search.get();
-    engines.push_back(std::move(search));
+  for (StrategyKind kind : {StrategyKind::kPb, StrategyKind::kDb}) {
+    if (Runs(options_.strategy, kind)) {
+      const uint32_t bound = kind == StrategyKind::kDb ? options_.delay_bound : options_.preemption_bound;
+      auto search = std::make_unique<BoundedSearch>(kind, bound, options_.max_executions, options_.state_cache,
+                                                    options_.liveness, options_.shard);
+      bounded = search.get();
+      engines.push_back(std::move(search));
+    }
   }
   for (StrategyKind kind : {StrategyKind::kPct, StrategyKind::kRandom}) {
     if (Runs(options_.strategy, kind)) {
@@ -98,13 +102,13 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       const std::string signature = std::string(OutcomeName(step.summary.outcome)) + "\n" + step.summary.signature;
       if (seen_bugs.insert(signature).second) {
         FoundBug bug = std::move(*step.bug);
-        if (bug.found_by != StrategyKind::kPb && options_.minimize && bug.preemptions > 0) bug = Minimize(std::move(bug), result, hooks);
+        if (!Bounded(bug.found_by) && options_.minimize && bug.preemptions > 0) bug = Minimize(std::move(bug), result, hooks);
         result.bugs.push_back(std::move(bug));
         if (hooks.found) hooks.found(result.bugs.back());
       }
     }
     if (hooks.progress) {
-      // pb's round is the progress worth showing, whichever engine just ran.
+      // The bounded search's round is the progress worth showing, whichever engine just ran.
       const SearchEngine& shown = bounded != nullptr ? *bounded : *engine;
       hooks.progress(ProgressOf(engine->Kind(), false, result.executions, result, shown));
     }

@@ -2,6 +2,8 @@
 // time, by one strategy or a portfolio taking turns:
 // - `pb`, iterative preemption bounding (BoundedSearch): every schedule with 0 preemptions, then
 //   1, then 2…, with state caching — a statement of coverage when nothing is found;
+// - `db`, iterative delay bounding (BoundedSearch): the same with delays, the threads a
+//   round-robin scheduler skips — one schedule with 0 delays however many threads there are;
 // - `random` and `pct` (SampledSearch): one random sample per execution, each from its own seed;
 //   a bug they find is searched again with `pb` below its preemption count, so that the one
 //   reported has the fewest preemptions (minimization);
@@ -65,11 +67,12 @@ class ExecutionBackend {
 struct ExplorerOptions {
   StrategyKind strategy = StrategyKind::kPb;
   uint32_t preemption_bound = 2;
+  uint32_t delay_bound = 2;  // db's
   uint32_t pct_depth = 3;
   uint64_t seed = 0;  // where the randomized strategies' choices come from
   uint64_t max_executions = 100'000;
   bool keep_going = false;  // collect every distinct bug instead of stopping at the first
-  bool state_cache = true;  // pb prunes states it searched before (sound for race-free programs)
+  bool state_cache = true;  // pb and db prune states they searched before (sound for race-free programs)
   bool minimize = true;     // a randomized strategy's bug is searched again for fewer preemptions
   // Executions a minimization may take (within --max-executions and the time limit): past them
   // the bug is reported with the fewest preemptions found so far.
@@ -84,8 +87,9 @@ struct FoundBug {
   ExecutionSummary summary;
   uint32_t preemptions = 0;
   std::vector<size_t> preemption_decisions;  // which decisions were preemptions
+  std::optional<uint32_t> delays;            // found by db: the delays its schedule spent
   std::vector<RecordedDecision> schedule;    // every decision, for a replay
-  StrategyKind found_by = StrategyKind::kPb;  // pb, random or pct
+  StrategyKind found_by = StrategyKind::kPb;  // pb, db, random or pct
   // The execution's own, for its trace: "pct (depth 3, seed …)".
   std::string execution_strategy{StrategyName(StrategyKind::kPb)};
   // When minimization found this schedule: the randomized one it started from.
@@ -111,7 +115,7 @@ enum class SearchEnd : uint8_t {
 
 struct Coverage {
   StrategyKind strategy = StrategyKind::kPb;
-  std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran (pb)
+  std::optional<uint32_t> bound_completed;  // the highest bound all of whose schedules ran (pb, db)
   uint64_t schedules = 0;  // executions that followed their schedule to the end (bugs included)
   uint64_t pruned = 0;     // branches given up after diverging twice (then never complete)
   uint64_t cache_pruned = 0;  // schedules not run: they start from a state searched before

@@ -39,11 +39,17 @@ void HappensBeforeHash::Executed(ThreadId thread, const SchedulingPoint& operati
   sum_ += tuple;
 }
 
-bool StateCache::Visit(uint64_t state, Last last, uint32_t preemptions) {
+std::optional<uint32_t> StateCache::SwitchCost(const Entry& visit, Last last) const {
+  if (visit.last == last) return 0;
+  if (bounding_ == StrategyKind::kDb) return std::nullopt;
+  return visit.last.may_go_on ? 1 : 0;
+}
+
+bool StateCache::Visit(uint64_t state, Last last, uint32_t spent) {
   auto found = visited_.find(state);
   if (found == visited_.end()) {
     if (entries_ < capacity_) {
-      visited_[state].push_back({last, preemptions});
+      visited_[state].push_back({last, spent});
       ++entries_;
     }
     return false;
@@ -51,14 +57,14 @@ bool StateCache::Visit(uint64_t state, Last last, uint32_t preemptions) {
   std::vector<Entry>& visits = found->second;
   Entry* same = nullptr;
   for (Entry& visit : visits) {
-    const bool other_last = !(visit.last == last) && visit.last.may_go_on;
-    if (visit.preemptions + (other_last ? 1u : 0u) <= preemptions) return true;
+    const std::optional<uint32_t> switch_cost = SwitchCost(visit, last);
+    if (switch_cost && visit.spent + *switch_cost <= spent) return true;
     if (visit.last == last) same = &visit;
   }
   if (same != nullptr) {
-    same->preemptions = preemptions;  // fewer than before, or it would have covered this visit
+    same->spent = spent;  // less than before, or it would have covered this visit
   } else if (entries_ < capacity_) {
-    visits.push_back({last, preemptions});
+    visits.push_back({last, spent});
     ++entries_;
   }
   return false;

@@ -2,8 +2,8 @@
 // schedules that ran the same synchronization operations in the same per-thread and per-object
 // orders have the same happens-before graph, and — if the program has no data race, so that
 // every interaction between threads is one of those operations — reach the same state. From a
-// state already searched with no more preemptions spent, going on finds nothing new: the search
-// prunes there.
+// state already searched with no more of the bound spent (preemptions, or delays), going on finds
+// nothing new: the search prunes there.
 //
 // The fingerprint of the graph is a commutative sum over the executed operations of a hash of
 // (thread, object, operation, its index in its thread, its index on its object) — the multiset
@@ -14,10 +14,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "search/scheduling_point.h"
+#include "search/strategy_kind.h"
 
 namespace chess::search {
 
@@ -35,12 +37,14 @@ class HappensBeforeHash {
   uint64_t sum_ = 0;
 };
 
-// The states a search has visited, each with the fewest preemptions it was reached with, per
-// thread that ran last. A state reached again with another thread last may still be covered:
-// the earlier visit's continuations cost at most one preemption more from the new visit (its
-// first switch away from the thread that ran last, when that one could have gone on), so the
-// rule is p_old + [different last thread, which could have gone on] ≤ p_new (research note
-// §A.3.1).
+// The states a search has visited, each with the least of the bound it was reached with, per
+// thread that ran last. Under preemption bounding a state reached again with another thread last
+// may still be covered: the earlier visit's continuations cost at most one preemption more from
+// the new visit (its first switch away from the thread that ran last, when that one could have
+// gone on), so the rule is p_old + [different last thread, which could have gone on] ≤ p_new
+// (research note §A.3.1). Under delay bounding the thread that ran last is where the round robin
+// starts, and from another one the same continuation may cost any number of delays more: only a
+// visit with the same thread last covers, d_old ≤ d_new.
 class StateCache {
  public:
   // Who ran last in a state, and whether it could simply go on (a switch away costs then).
@@ -52,19 +56,27 @@ class StateCache {
 
   // Memory stays bounded: past `capacity` entries, new ones are no longer remembered (the
   // search only prunes less).
-  explicit StateCache(size_t capacity = size_t{1} << 22) : capacity_(capacity) {}
+  // `bounding`: pb or db, what the search spends.
+  explicit StateCache(StrategyKind bounding = StrategyKind::kPb, size_t capacity = size_t{1} << 22)
+      : bounding_(bounding), capacity_(capacity) {}
 
   // True when `state` (the happens-before graph and the fairness state) was reached before in a
-  // way that covers this visit; otherwise the visit is remembered.
-  bool Visit(uint64_t state, Last last, uint32_t preemptions);
+  // way that covers this visit, having spent `spent` of the bound; otherwise the visit is
+  // remembered.
+  bool Visit(uint64_t state, Last last, uint32_t spent);
 
   size_t Size() const { return entries_; }
 
  private:
   struct Entry {
     Last last;
-    uint32_t preemptions = 0;
+    uint32_t spent = 0;
   };
+  // What the earlier visit's continuations may cost more from this one, with `last` last;
+  // nullopt: no bound (the visit covers nothing).
+  std::optional<uint32_t> SwitchCost(const Entry& visit, Last last) const;
+
+  StrategyKind bounding_;
   size_t capacity_;
   size_t entries_ = 0;
   std::unordered_map<uint64_t, std::vector<Entry>> visited_;

@@ -18,11 +18,13 @@ enum class StrategyKind : uint8_t {
   kRandom,     // a random walk
   kPct,        // probabilistic concurrency testing
   kPortfolio,  // pb, pct and random in turn
+  kDb,         // iterative delay bounding
 };
 
 // In the order --help and its errors list them.
-inline constexpr std::array<std::pair<StrategyKind, std::string_view>, 4> kStrategyNames{{
+inline constexpr std::array<std::pair<StrategyKind, std::string_view>, 5> kStrategyNames{{
     {StrategyKind::kPb, "pb"},
+    {StrategyKind::kDb, "db"},
     {StrategyKind::kPct, "pct"},
     {StrategyKind::kRandom, "random"},
     {StrategyKind::kPortfolio, "portfolio"},
@@ -42,9 +44,15 @@ constexpr std::optional<StrategyKind> ParseStrategy(std::string_view name) {
   return std::nullopt;
 }
 
-// Whether choosing `chosen` runs `engine` (pb, pct or random): the portfolio runs them all.
+// Whether choosing `chosen` runs `engine` (pb, db, pct or random): the portfolio runs pb, pct
+// and random.
 constexpr bool Runs(StrategyKind chosen, StrategyKind engine) {
-  return chosen == engine || chosen == StrategyKind::kPortfolio;
+  return chosen == engine || (chosen == StrategyKind::kPortfolio && engine != StrategyKind::kDb);
 }
+
+// Whether `kind` searches systematically, bound by bound (pb, db): its first execution is the
+// non-preemptive one, its bugs come with the fewest preemptions or delays there are for them, and
+// its coverage is a statement.
+constexpr bool Bounded(StrategyKind kind) { return kind == StrategyKind::kPb || kind == StrategyKind::kDb; }
 
 }  // namespace chess::search

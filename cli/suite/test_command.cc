@@ -392,7 +392,7 @@ int TestCommand(const TestOptions& options) {
   SearchSettings settings;
   settings.chess_trace = ExecutableOfThisProcess();
   settings.explore_options = options.explore_options;
-  settings.bounded_search = explore->strategy == search::StrategyKind::kPb;
+  settings.bounded_search = search::Bounded(explore->strategy);
   settings.budget.executions = options.per_test_executions;
   settings.budget.seconds = options.per_test_seconds;
   settings.budget.execution_timeout_seconds = explore->execution_timeout_seconds;

@@ -135,6 +135,38 @@ TEST(ExploreReport, ASearchThatStoppedAtABugStillCountsWhatItPruned) {
       << sentence;
 }
 
+TEST(ExploreReport, DelayBoundingToldInDelays) {
+  search::ExplorationResult result;
+  result.coverage.strategy = search::StrategyKind::kDb;
+  result.coverage.schedules = 28;
+  result.coverage.complete = true;
+  result.coverage.bound_completed = 2;
+  result.end = search::SearchEnd::kBoundExplored;
+  SearchSummary summary = Summary(result);
+  summary.delay_bound = 2;
+  EXPECT_EQ(CoverageSentence(summary), "all 28 schedules with ≤ 2 delays explored");
+
+  result.end = search::SearchEnd::kExhausted;
+  result.coverage.bound_completed = 3;
+  EXPECT_EQ(CoverageSentence(summary), "all 28 schedules explored (none needs more than 3 delays)");
+
+  result.end = search::SearchEnd::kMaxExecutions;
+  result.coverage.complete = false;
+  result.coverage.bound_completed = 0;
+  result.bound = 1;
+  summary.max_executions = 28;
+  EXPECT_EQ(CoverageSentence(summary),
+            "28 schedules explored: all those with no delay, and part of those with 1 delay (--max-executions 28 "
+            "reached)");
+
+  // The same search by pb is told in preemptions.
+  result.coverage.strategy = search::StrategyKind::kPb;
+  summary.delay_bound.reset();
+  EXPECT_EQ(CoverageSentence(summary),
+            "28 schedules explored: all those with no preemption, and part of those with 1 preemption "
+            "(--max-executions 28 reached)");
+}
+
 TEST(ExploreReport, TheCauseIsClassifiedByWhereTheNameIs) {
   search::ExplorationResult result = PrunedSearch();
   search::PrunedBranch branch = result.pruned_branches.front();

@@ -1,6 +1,7 @@
-// Explorer: iterative preemption bounding with fairness over an in-memory model program (no
-// ptrace). n threads of k independent steps must explore exactly the counts of
-// research/search-and-peers.md §A.1 in each round; a spin-and-yield loop must end; divergent
+// Explorer: iterative preemption and delay bounding with fairness over an in-memory model
+// program (no ptrace). n threads of k independent steps must explore exactly the counts of
+// research/search-and-peers.md §A.1 in each round (for delays: the counts of the definition,
+// enumerated here); a spin-and-yield loop must end; divergent
 // branches are retried once and then pruned; livelocks and good-Samaritan violations end an
 // execution; bugs are found with the fewest preemptions and the same way every time.
 #include "search/explorer.h"
@@ -27,15 +28,16 @@ ModelProgram Independent(size_t n, size_t k) {
   return program;
 }
 
-// Executions per round, by running each bound and taking differences.
-std::vector<uint64_t> CountsPerBound(size_t n, size_t k, uint32_t max_bound) {
+// Executions per round of pb (or db), by running each bound and taking differences.
+std::vector<uint64_t> CountsPerBound(size_t n, size_t k, uint32_t max_bound, StrategyKind strategy = StrategyKind::kPb) {
   std::vector<uint64_t> counts;
   uint64_t previous = 0;
   for (uint32_t bound = 0; bound <= max_bound; ++bound) {
     ModelBackend backend(Independent(n, k));
     ExplorerOptions options;
+    options.strategy = strategy;
     options.state_cache = false;  // the table counts every schedule
-    options.preemption_bound = bound;
+    (strategy == StrategyKind::kDb ? options.delay_bound : options.preemption_bound) = bound;
     const ExplorationResult result = Explorer(options, backend).Explore();
     EXPECT_TRUE(result.coverage.complete);
     EXPECT_EQ(result.executions, result.coverage.schedules);
@@ -115,6 +117,156 @@ TEST(ExplorerTest, FindsABugWithTheFewestPreemptionsAndTheSameWayEveryTime) {
     EXPECT_EQ(found.bugs[0].execution, executions);
   }
   EXPECT_GT(executions, 4u);  // every schedule with fewer preemptions came first
+}
+
+// Delays by their definition, over every interleaving of threads with `left` steps each: the
+// default is the thread that ran last while it has steps left, else the next one after it in
+// creation order (wrapping); running another costs the threads with steps left it skips on the
+// way round. `histogram[d]`: the interleavings with d delays.
+void CountDelays(std::vector<size_t>& left, size_t last, uint32_t delays, std::vector<uint64_t>& histogram) {
+  uint32_t skipped = 0;
+  for (size_t i = 0; i < left.size(); ++i) {
+    const size_t thread = (last + i) % left.size();
+    if (left[thread] == 0) continue;
+    --left[thread];
+    CountDelays(left, thread, delays + skipped, histogram);
+    ++left[thread];
+    ++skipped;
+  }
+  if (skipped == 0) {
+    if (histogram.size() <= delays) histogram.resize(delays + 1, 0);
+    ++histogram[delays];
+  }
+}
+
+std::vector<uint64_t> DelaysByDefinition(size_t n, size_t k) {
+  std::vector<size_t> left(n, k);
+  std::vector<uint64_t> histogram;
+  CountDelays(left, 0, 0, histogram);
+  return histogram;
+}
+
+uint64_t Sum(const std::vector<uint64_t>& counts) {
+  uint64_t sum = 0;
+  for (uint64_t count : counts) sum += count;
+  return sum;
+}
+
+TEST(ExplorerTest, DelayBoundingExploresTheTableCounts) {
+  // 2×2: AABB; ABBA, BBAA; ABAB, BAAB; BABA. Every table sums to (nk)!/(k!)^n.
+  EXPECT_EQ(CountsPerBound(2, 2, 3, StrategyKind::kDb), (std::vector<uint64_t>{1, 2, 2, 1}));
+  EXPECT_EQ(CountsPerBound(2, 3, 5, StrategyKind::kDb), (std::vector<uint64_t>{1, 3, 6, 6, 3, 1}));
+  EXPECT_EQ(CountsPerBound(3, 2, 9, StrategyKind::kDb), (std::vector<uint64_t>{1, 4, 10, 15, 19, 17, 13, 7, 3, 1}));
+  EXPECT_EQ(Sum(DelaysByDefinition(2, 2)), 6u);
+  EXPECT_EQ(Sum(DelaysByDefinition(2, 3)), 20u);
+  EXPECT_EQ(Sum(DelaysByDefinition(3, 2)), 90u);
+}
+
+TEST(ExplorerTest, DelayCountsAreThoseOfTheDefinition) {
+  for (auto [n, k] : {std::pair<size_t, size_t>{2, 2}, {2, 3}, {3, 2}, {2, 4}, {3, 3}, {4, 2}}) {
+    const std::vector<uint64_t> defined = DelaysByDefinition(n, k);
+    EXPECT_EQ(CountsPerBound(n, k, static_cast<uint32_t>(defined.size() - 1), StrategyKind::kDb), defined)
+        << n << " threads of " << k << " steps";
+  }
+  EXPECT_EQ(Sum(DelaysByDefinition(3, 3)), 1680u);  // 9!/(3!)^3
+  EXPECT_EQ(Sum(DelaysByDefinition(4, 2)), 2520u);  // 8!/(2!)^4
+}
+
+TEST(ExplorerTest, ZeroDelaysGiveOneScheduleForAnyNumberOfThreads) {
+  for (size_t n = 1; n <= 5; ++n) EXPECT_EQ(CountsPerBound(n, 2, 0, StrategyKind::kDb).front(), 1u) << n << " threads";
+}
+
+TEST(ExplorerTest, DelayBoundingReportsExhaustionAndItsBound) {
+  ModelBackend backend(Independent(2, 3));
+  ExplorerOptions options;
+  options.strategy = StrategyKind::kDb;
+  options.state_cache = false;  // the table counts every schedule
+  options.delay_bound = 20;
+  const ExplorationResult result = Explorer(options, backend).Explore();
+  EXPECT_EQ(result.end, SearchEnd::kExhausted);
+  EXPECT_EQ(result.executions, 20u);
+  EXPECT_EQ(result.coverage.strategy, StrategyKind::kDb);
+  EXPECT_EQ(result.coverage.bound_completed, 5u);  // BBBAAA: 1 + 1 + 1 delays, and more for BABABA
+}
+
+TEST(ExplorerTest, DelayBoundingFindsABugWithTheFewestDelays) {
+  // A1 B1 A2 B2: B instead of A (1), A instead of B (1), then B as A is done (0).
+  ExplorerOptions options;
+  options.strategy = StrategyKind::kDb;
+  options.delay_bound = 1;
+  ModelBackend too_few(Alternation());
+  const ExplorationResult missed = Explorer(options, too_few).Explore();
+  EXPECT_TRUE(missed.bugs.empty());
+  EXPECT_TRUE(missed.coverage.complete);
+  EXPECT_EQ(missed.executions, 3u);  // AABB; ABBA, BBAA
+
+  options.delay_bound = 2;
+  ModelBackend backend(Alternation());
+  const ExplorationResult found = Explorer(options, backend).Explore();
+  ASSERT_EQ(found.bugs.size(), 1u);
+  EXPECT_EQ(found.bugs[0].found_by, StrategyKind::kDb);
+  EXPECT_EQ(found.bugs[0].execution_strategy, "db");
+  EXPECT_EQ(found.bugs[0].delays, 2u);
+  EXPECT_EQ(found.bugs[0].preemptions, 2u);
+  EXPECT_EQ(found.bugs[0].preemption_decisions, (std::vector<size_t>{1, 2}));
+  EXPECT_GT(found.bugs[0].execution, 3u);  // every schedule with fewer delays came first
+}
+
+// n threads of one step each; the bug: thread n/2 runs last. One delay (run n/2 + 1 instead of
+// n/2, and the round robin comes back to n/2 at the end), but pb's round 0 holds all n! orders,
+// and its depth-first search changes the order of the last threads first.
+ModelProgram MiddleThreadLast(size_t n) {
+  ModelProgram program = Independent(n, 1);
+  program.judge = [n](const std::vector<std::pair<uint32_t, size_t>>& order) {
+    return order.back().first == n / 2 ? Outcome::kExitStatus : Outcome::kOk;
+  };
+  return program;
+}
+
+TEST(ExplorerTest, DelayBoundingFindsAOneDelayBugAmongManyThreadsWithinNPlusOneExecutions) {
+  for (size_t n : {50, 80, 100}) {
+    ModelBackend backend(MiddleThreadLast(n));
+    ExplorerOptions options;
+    options.strategy = StrategyKind::kDb;
+    const ExplorationResult result = Explorer(options, backend).Explore();
+    ASSERT_EQ(result.bugs.size(), 1u) << n << " threads";
+    EXPECT_EQ(result.bugs[0].delays, 1u);
+    // Round 0 is one execution; round 1 tries a delay at decision 0, 1, … in turn.
+    EXPECT_EQ(result.bugs[0].execution, n / 2 + 2) << n << " threads";
+    EXPECT_LE(result.bugs[0].execution, n + 1);
+
+    ModelBackend pb_backend(MiddleThreadLast(n));
+    options.strategy = StrategyKind::kPb;
+    options.max_executions = 10 * n;
+    EXPECT_TRUE(Explorer(options, pb_backend).Explore().bugs.empty()) << n << " threads";
+  }
+}
+
+// n threads that work, yield at a barrier-like point, and work again: every switch after a yield
+// is free for pb, so its round 0 holds many orders; db's holds one.
+ModelProgram YieldInTheMiddle(size_t n) {
+  ModelProgram program;
+  program.threads.assign(n, std::vector<Step>{Step{}, Step{Step::kYield, 0}, Step{}});
+  return program;
+}
+
+TEST(ExplorerTest, YieldsAreFreeForPbButNotForDb) {
+  uint64_t factorial = 1;
+  for (size_t n = 2; n <= 5; ++n) {
+    factorial *= n;
+    for (StrategyKind strategy : {StrategyKind::kPb, StrategyKind::kDb}) {
+      ModelBackend backend(YieldInTheMiddle(n));
+      ExplorerOptions options;
+      options.strategy = strategy;
+      options.state_cache = false;  // every schedule counts
+      (strategy == StrategyKind::kDb ? options.delay_bound : options.preemption_bound) = 0;
+      // pb: any order of the first halves (fairness keeps a thread that yielded from going on
+      // until every other one ran), then any order of the second: (n!)^2 — 4, 36, 576, 14400.
+      // db: the round robin.
+      const uint64_t expected = strategy == StrategyKind::kDb ? 1 : factorial * factorial;
+      EXPECT_EQ(Explorer(options, backend).Explore().executions, expected) << n << " threads, " << StrategyName(strategy);
+    }
+  }
 }
 
 TEST(ExplorerTest, KeepGoingCollectsDistinctBugsOnce) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "search/bounded_search.h"
@@ -97,15 +98,20 @@ TEST(ShardedBoundedSearch, ShardsTogetherRunExactlyTheWholeSearch) {
     size_t threads, steps;
     uint32_t bound;
   };
-  for (const Case& space : {Case{2, 2, 2}, Case{2, 3, 4}, Case{3, 2, 3}, Case{3, 3, 2}, Case{4, 2, 2}}) {
+  for (const auto& [strategy, space] : {std::pair{StrategyKind::kPb, Case{2, 2, 2}}, {StrategyKind::kPb, Case{2, 3, 4}},
+                                        {StrategyKind::kPb, Case{3, 2, 3}}, {StrategyKind::kPb, Case{3, 3, 2}},
+                                        {StrategyKind::kPb, Case{4, 2, 2}}, {StrategyKind::kDb, Case{3, 2, 3}},
+                                        {StrategyKind::kDb, Case{3, 3, 2}}, {StrategyKind::kDb, Case{2, 3, 5}}}) {
     ExplorerOptions options;
+    options.strategy = strategy;
     options.state_cache = false;
     options.preemption_bound = space.bound;
+    options.delay_bound = space.bound;
     const ModelProgram program = Independent(space.threads, space.steps);
     const ExplorationResult whole = Search(program, options);
     ASSERT_TRUE(whole.coverage.complete);
     for (uint32_t count : {1u, 2u, 3u, 4u, 7u, 40u}) {
-      SCOPED_TRACE(std::to_string(space.threads) + "x" + std::to_string(space.steps) + " bound " +
+      SCOPED_TRACE(std::string(StrategyName(strategy)) + " " + std::to_string(space.threads) + "x" + std::to_string(space.steps) + " bound " +
                    std::to_string(space.bound) + ", " + std::to_string(count) + " shards");
       const Union all = Shards(program, options, count);
       EXPECT_EQ(all.executions, whole.executions);
