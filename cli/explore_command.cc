@@ -302,7 +302,7 @@ int Search::Run() {
       return kExitError;
     }
   }
-  // Before the program runs: what it may write over is named as the search found it.
+  // Before the search's executions: files the program may write over are named as they were.
   SearchIdentity identity = IdentifySearch(options_, settings_, execution_.spec.path);
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
@@ -522,18 +522,22 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
   explore->add_option_function<std::string>(
               "--shard", [&options](const std::string& text) { options.shard = *search::ParseShard(text).shard; },
               "Run part I of N of the search, for N processes or machines that split it (a CI matrix, a "
-              "Kubernetes Indexed Job, GNU parallel, a Slurm array): --shard 1/N … --shard N/N together run every "
-              "schedule of the search exactly once, the same ones whatever the timing. Each shard runs the "
-              "first execution (and, when it offers too few alternatives to deal, the level below) to branch "
-              "from; `replayed_prefixes` in the report counts them apart. Give every shard the same program "
-              "and options, its own --report, then `chess-trace merge` the reports (docs/scale.md)")
+              "Kubernetes Indexed Job, GNU parallel, a Slurm array). The parts are dealt by the program, the "
+              "strategy, the bound and the seed, never by timing: with --no-state-cache, --shard 1/N … "
+              "--shard N/N together run every schedule of the search exactly once; with state caching each "
+              "prunes only at states it searched itself, so together they run at least as many. Each shard "
+              "first runs the first execution (and, when it offers too few alternatives to deal, up to two "
+              "levels below it) to branch from: `replayed_prefixes` in the report, not in its executions. "
+              "--max-executions and --time-limit apply to each shard's own part. Give every shard the same "
+              "program and options and its own --report, then `chess-trace merge` the reports "
+              "(docs/scale.md)")
       ->type_name("I/N")
       ->check(CLI::Validator(
           [](std::string& text) {
             const search::ShardParse parsed = search::ParseShard(text);
             return parsed.shard ? std::string() : parsed.error;
           },
-          "I/N"));
+          ""));
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")

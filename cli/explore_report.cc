@@ -504,6 +504,8 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("count").Int(s.shard.count);
   json.Key("split_depth").Int(r.split_depth);
   json.EndObject();
+  json.Key("trunk_digest").String(Hex64(r.trunk_digest));
+  json.Key("pct_k").Int(static_cast<int64_t>(r.pct_steps));
   json.Key("replayed_prefixes").Int(static_cast<int64_t>(r.replayed_prefixes));
   json.Key("schedules_digest").String(Hex64(r.schedules_digest));
   json.EndObject();

@@ -27,6 +27,7 @@ class JsonValue {
   // The member `key` of an object (the first, if repeated); nullptr when absent or not an object.
   const JsonValue* Find(std::string_view key) const;
   const std::vector<JsonValue>& Items() const { return items_; }  // an array's (empty otherwise)
+  const std::vector<std::string>& Keys() const { return keys_; }   // an object's, beside Items()
 
   // The value as that type, or `fallback` when it is another.
   std::string String(std::string fallback = {}) const { return kind_ == Kind::kString ? text_ : fallback; }

@@ -15,6 +15,7 @@
 #include "cli/messages.h"
 #include "cli/report.h"
 #include "cli/search_identity.h"
+#include "search/shard.h"
 
 namespace chess::cli {
 namespace {
@@ -70,13 +71,17 @@ std::string Differences(const JsonValue& a, const JsonValue& b) {
   const JsonValue* identity_b = Search(b)->Find("identity");
   std::vector<std::string> differ;
   if (identity_a != nullptr && identity_b != nullptr) {
-    for (const char* field : {"command", "executable", "stdin", "strategy", "preemption_bound", "delay_bound", "pct_depth", "seed",
-                              "state_cache", "max_executions", "max_steps", "max_atomic_points", "sync_points",
-                              "isolate", "epoch", "focus", "expect_exit", "fail_on_output", "expect_stdout",
-                              "same_output", "check", "shards"}) {
-      const std::string left = identity_a->StringAt(field);
-      const std::string right = identity_b->StringAt(field);
-      if (left != right) differ.push_back(std::string(field) + " (`" + left + "`, `" + right + "`)");
+    // Every field either has: an argument file one of them names and the other does not, too.
+    std::vector<std::string> fields = identity_a->Keys();
+    for (const std::string& key : identity_b->Keys()) {
+      if (std::find(fields.begin(), fields.end(), key) == fields.end()) fields.push_back(key);
+    }
+    for (const std::string& field : fields) {
+      const JsonValue* left = identity_a->Find(field);
+      const JsonValue* right = identity_b->Find(field);
+      const std::string shown_left = left != nullptr ? left->String() : "absent";
+      const std::string shown_right = right != nullptr ? right->String() : "absent";
+      if (shown_left != shown_right) differ.push_back(field + " (`" + shown_left + "`, `" + shown_right + "`)");
     }
   }
   if (differ.empty()) return "their search digests differ";
@@ -91,6 +96,10 @@ std::string Unfinished(const JsonValue& report, bool sampling) {
   const std::string stopped = report.StringAt("stopped_by");
   if (stopped == "bound-explored" || stopped == "exhausted") return {};
   if (sampling && (stopped == "max-executions" || stopped == "time-limit")) return {};
+  // A portfolio's sampling never ends: it stops at a limit once its pb has covered its part.
+  const JsonValue* coverage = report.Find("coverage");
+  const bool covered = coverage != nullptr && coverage->Find("complete") != nullptr && coverage->Find("complete")->Bool();
+  if (covered && (stopped == "max-executions" || stopped == "time-limit")) return {};
   if (stopped == "bug") return "it stopped at its first bug (--keep-going searches on)";
   if (stopped == "max-executions") return "it stopped at --max-executions before its part was covered";
   if (stopped == "time-limit") return "it stopped at --time-limit before its part was covered";
@@ -137,7 +146,7 @@ Result<MergedSearch> MergeShardReports(const std::vector<ShardReportFile>& files
     const JsonValue* shard = search->Find("shard");
     const std::optional<int64_t> index = shard != nullptr ? shard->IntAt("index") : std::nullopt;
     const std::optional<int64_t> count = shard != nullptr ? shard->IntAt("count") : std::nullopt;
-    if (!index || !count || *count < 1 || *index < 1 || *index > *count) {
+    if (!index || !count || *count < 1 || *count > search::kMaxShards || *index < 1 || *index > *count) {
       return Error{file.path + ": its \"search\".\"shard\" is not I/N with 1 ≤ I ≤ N"};
     }
     if (first == nullptr) {
@@ -181,6 +190,7 @@ Result<MergedSearch> MergeShardReports(const std::vector<ShardReportFile>& files
     if (!by_index.contains(i)) merged.missing.push_back(i);
   }
   std::optional<int64_t> split_depth;
+  std::string split_trunk;
   uint32_t split_depth_shard = 0;
   std::map<std::string, MergedBug> bugs;  // by signature
   std::set<std::string> warnings;
@@ -200,17 +210,21 @@ Result<MergedSearch> MergeShardReports(const std::vector<ShardReportFile>& files
       if (!coverage->Find("exhausted") || !coverage->Find("exhausted")->Bool()) merged.exhausted = false;
     }
     if (const std::string why = Unfinished(report, sampling); !why.empty()) merged.incomplete.emplace_back(index, why);
-    // Every shard dealt the work below the same trunk, or the parts need not add up.
+    // Every shard dealt the same work below the same trunk, or the parts need not add up.
     const int64_t depth = search->Find("shard")->IntAt("split_depth").value_or(0);
-    if (depth > 0 && !split_depth) {
+    const std::string trunk = std::to_string(depth) + ":" + search->StringAt("trunk_digest") + ":" +
+                              std::to_string(search->IntAt("pct_k").value_or(0));
+    const bool dealt = depth > 0 || search->IntAt("pct_k").value_or(0) > 0;  // pb's trunk, pct's first sample
+    if (dealt && !split_depth) {
       split_depth = depth;
+      split_trunk = trunk;
       split_depth_shard = index;
-    } else if (depth > 0 && depth != *split_depth) {
+    } else if (dealt && trunk != split_trunk) {
       merged.incomplete.emplace_back(
-          index, "it dealt the work at depth " + std::to_string(depth) + ", shard " +
-                     ShardName(split_depth_shard, merged.count) + " at " + std::to_string(*split_depth) +
-                     ": their first executions differed (the program does something chess-trace does not control), "
-                     "so the parts may overlap or leave gaps");
+          index, "its first executions (the trunk every shard runs before its part) differed from shard " +
+                     ShardName(split_depth_shard, merged.count) +
+                     "'s: the program does something chess-trace does not control (chess-trace run "
+                     "--check-determinism), so the parts may overlap or leave gaps");
     }
     if (const JsonValue* spots = report.Find("warnings")) {
       for (const JsonValue& spot : spots->Items()) warnings.insert(spot.String());
@@ -292,10 +306,7 @@ std::string MergedTextReport(const MergedSearch& m) {
         out << "    trace: " << (each.trace.empty() ? "none" : each.trace) << " — " << each.trace_problem << "\n";
       }
     }
-    if (!m.missing.empty() || !m.incomplete.empty()) {
-      out << "  note: the first bug of the shards that ran; " << (m.missing.empty() ? "" : "missing shards may hold others")
-          << "\n";
-    }
+    if (!m.missing.empty()) out << "  note: the first bug of the shards that ran; the missing ones may hold others\n";
     out << "  searched: " << MergedCoverageSentence(m) << "\n";
   } else if (m.Complete()) {
     out << "chess-trace merge: no bug: " << MergedCoverageSentence(m) << "\n";

@@ -81,7 +81,8 @@ SearchIdentity IdentifySearch(const ExploreOptions& options, const ExecutionSett
   fields.emplace_back("max_atomic_points", std::to_string(options.max_atomic_points));
   fields.emplace_back("sync_points", SyncPointsName(settings.sync_points));
   fields.emplace_back("isolate", std::to_string(settings.isolation));
-  fields.emplace_back("epoch", settings.epoch ? std::to_string(*settings.epoch) : "real time");
+  // As given: `now` is a different instant on every machine, and the same option.
+  fields.emplace_back("epoch", settings.epoch ? options.program.epoch : "real time");
   std::string focus;
   for (const std::string& name : options.focus) focus += (focus.empty() ? "" : ",") + name;
   fields.emplace_back("focus", focus);

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <memory>
 
+#include "search/mix.h"
+
 namespace chess::search {
 
 BoundedSearch::BoundedSearch(StrategyKind bounding, uint32_t bound, uint64_t max_executions, bool state_cache,
@@ -39,8 +41,8 @@ std::unique_ptr<BoundedExecution> BoundedSearch::Run(const Branch& branch, bool 
   if (step.summary.outcome != Outcome::kDivergence) return execution;
   ++result.divergences;
   step.followed = false;
-  // A prefix replayed for another shard is that shard's to count and describe.
-  if (!owned) return nullptr;
+  // A trunk item given up, even one another shard owns, leaves what it leads to out of the deal
+  // here: the ranks after it no longer match the other shards', so this part is not covered.
   ++result.coverage.pruned;
   if (result.pruned_branches.size() < kDescribedPrunedBranches) {
     result.pruned_branches.push_back(Describe(branch, *execution, step.summary, result.executions));
@@ -63,6 +65,7 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   const bool owned = !in_trunk || shard_.Owns(trunk_->ran++);
   const std::unique_ptr<BoundedExecution> execution = Run(branch, owned, backend, result, step);
   highest_run_ = std::max(highest_run_, branch.spent);
+  if (in_trunk && execution != nullptr) result.trunk_digest += ScheduleDigest(execution->Decisions());
   const auto end_of_step = [&] {
     if (trunk_ && trunk_->level.empty()) {
       EndTrunkLevel(result);
@@ -144,7 +147,6 @@ void BoundedSearch::Keep(Branch child, ExplorationResult& result) {
 void BoundedSearch::EndTrunkLevel(ExplorationResult& result) {
   SearchTrunk& trunk = *trunk_;
   const uint32_t depth = trunk.depth + 1;  // of the items found
-  result.split_depth = depth;
   if (trunk.found.size() < kDealtPerShard * shard_.count && depth < kMaxSplitDepth && !trunk.found.empty()) {
     // Too few to deal: they are the trunk's next level.
     trunk.level.assign(std::make_move_iterator(trunk.found.begin()), std::make_move_iterator(trunk.found.end()));
@@ -154,6 +156,10 @@ void BoundedSearch::EndTrunkLevel(ExplorationResult& result) {
   }
   std::vector<Branch> found = std::move(trunk.found);
   trunk_.reset();
+  // What every shard must agree on for the parts to add up: where the work was dealt, and how
+  // much of it there was.
+  result.split_depth = depth;
+  result.trunk_digest = Mix64(result.trunk_digest, found.size());
   // The deal: round-robin by the order found, the same in every shard. Each round's work is
   // taken from the back, so it goes in reversed to run in the order found.
   for (uint64_t rank = 0; rank < found.size(); ++rank) found[rank].dealt = rank;
@@ -177,9 +183,15 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
   const bool pruned = result.coverage.pruned > 0;
   if (!pruned) result.coverage.bound_completed = bound_;
   if (later_.empty()) {
-    // A shard's trunk may have run schedules of later rounds than its own last: its part holds
-    // every one up to those too.
-    if (!pruned) result.coverage.bound_completed = std::max(bound_, highest_run_);
+    // Nothing left within the bound: every schedule up to it ran (bound-explored), or up to the
+    // highest round any schedule needed — a shard's trunk may have run later rounds than its own
+    // last (exhausted).
+    if (!pruned) result.coverage.bound_completed = beyond_bound_ ? bound_limit_ : std::max(bound_, highest_run_);
+    if (dropped_from_) {
+      // Work of a later round was left out for --max-executions: that round is not covered.
+      end_ = SearchEnd::kMaxExecutions;
+      return;
+    }
     result.coverage.complete = !pruned;
     end_ = pruned ? SearchEnd::kPruned : beyond_bound_ ? SearchEnd::kBoundExplored : SearchEnd::kExhausted;
     return;

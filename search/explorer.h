@@ -144,6 +144,11 @@ struct ExplorationResult {
   // Sharded: executions of the trunk another shard owns, run to branch from (not in `executions`).
   uint64_t replayed_prefixes = 0;
   uint32_t split_depth = 0;  // pb sharded: the depth its work was dealt at (0: not dealt yet)
+  // pb sharded: the trunk's schedules and the count of items dealt, which every shard of one
+  // search must agree on (0: not dealt yet).
+  uint64_t trunk_digest = 0;
+  // pct: k, the first sample's choice steps (0: not known yet).
+  uint64_t pct_steps = 0;
   // The sum of the digests (ScheduleDigest) of the schedules counted in coverage.schedules: the
   // same for the shards of a search together as for the search run whole.
   uint64_t schedules_digest = 0;

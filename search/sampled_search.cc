@@ -32,7 +32,15 @@ EngineStep SampledSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   EngineStep step;
   step.summary = backend.Execute(*execution);
   ++(owned ? result.executions : result.replayed_prefixes);
-  if (!first_steps_) first_steps_ = execution->ChoiceSteps();
+  // k from a first sample that ran as scheduled: one that diverged (a timing outside the
+  // schedule) is drawn again, a few times, so that every shard gets the same k.
+  const bool diverged = step.summary.outcome == Outcome::kDivergence;
+  if (!first_steps_ && index == 0 && diverged && ++first_retries_ < kFirstSampleRetries) {
+    samples_ = 0;
+  } else if (!first_steps_) {
+    first_steps_ = execution->ChoiceSteps();
+    if (kind_ == StrategyKind::kPct) result.pct_steps = *first_steps_;
+  }
   // A sample has no prefix to follow: a divergence means the program did something chess-trace
   // does not control; the sample is simply lost.
   if (step.summary.outcome == Outcome::kDivergence) {

@@ -38,6 +38,8 @@ class SampledSearch final : public SearchEngine {
   // PCT's k for every sample after the first: the first's choice steps. Every shard runs the
   // first sample to know it (counted as a replayed prefix where another shard owns it).
   std::optional<uint64_t> first_steps_;
+  static constexpr int kFirstSampleRetries = 3;
+  int first_retries_ = 0;
 };
 
 }  // namespace chess::search
