@@ -198,6 +198,52 @@ TEST(ShardedBoundedSearch, AFailingFirstExecutionIsReportedByTheShardThatOwnsIt)
   EXPECT_NE(ScheduleDigest(second.bugs[0].schedule), ScheduleDigest(first.bugs[0].schedule));
 }
 
+// Narrow (2 threads of 2 steps) with 40 shards: the trunk goes below the first execution. One
+// of its items diverging twice in a shard that does not own it drops what it leads to from that
+// shard's deal: every later rank moves, so the shard's part is not covered and it must say so.
+TEST(ShardedBoundedSearch, ATrunkItemGivenUpLeavesThePartUncovered) {
+  ExplorerOptions options;
+  options.state_cache = false;
+  options.preemption_bound = 2;
+  options.shard = Shard{5, 40};
+  ModelBackend backend(Independent(2, 2));
+  // The second trunk execution (owned by shard 2) and its retry diverge.
+  backend.diverge_at_ = [](uint64_t execution, uint64_t decision) -> std::optional<bool> {
+    return (execution == 2 || execution == 3) && decision == 1;
+  };
+  const ExplorationResult part = Explorer(options, backend).Explore();
+  EXPECT_FALSE(part.coverage.complete);
+  EXPECT_EQ(part.end, SearchEnd::kPruned);
+  EXPECT_EQ(part.coverage.pruned, 1u);
+}
+
+TEST(ShardedBoundedSearch, ShardsAgreeOnTheirTrunk) {
+  ExplorerOptions options;
+  options.state_cache = false;
+  options.preemption_bound = 2;
+  std::optional<uint64_t> trunk;
+  for (uint32_t index = 1; index <= 40; ++index) {
+    const ExplorationResult part = Search(Independent(2, 2), options, Shard{index, 40});
+    EXPECT_NE(part.trunk_digest, 0u);
+    if (!trunk) trunk = part.trunk_digest;
+    EXPECT_EQ(part.trunk_digest, *trunk) << index;
+  }
+}
+
+// Work of a later round left out for --max-executions: the search stops at the limit, it does
+// not claim the bound.
+TEST(ShardedBoundedSearch, DroppedLaterRoundsAreNoCoverage) {
+  ExplorerOptions options;
+  options.state_cache = false;
+  options.preemption_bound = 2;
+  for (uint64_t limit = 1; limit < 14; ++limit) {  // 14 schedules have ≤ 2 preemptions
+    options.max_executions = limit;
+    const ExplorationResult result = Search(Independent(2, 3), options);
+    EXPECT_EQ(result.end, SearchEnd::kMaxExecutions) << limit;
+    EXPECT_FALSE(result.coverage.complete) << limit;
+  }
+}
+
 TEST(ShardedBoundedSearch, MaxExecutionsLimitsEachShardsOwnExecutions) {
   ExplorerOptions options;
   options.state_cache = false;
