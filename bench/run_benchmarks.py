@@ -149,7 +149,8 @@ def main():
     parser.add_argument("--against", metavar="BUILD",
                         help="another build directory (the code before a change): the micro section measures its "
                              "chess-trace too, round by round, and prints this build's cost against it")
-    parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore", "harness",
+    parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore",
+                                           "strategies", "harness",
                                            "atomics"],
                         help="only this section")
     parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
@@ -182,6 +183,9 @@ def main():
         trace_section(args, ct, bench)
     if args.only == "explore" or (args.only is None and not args.skip_tools):
         explore_section(args, ct, bench, os.path.join(args.build, "tests", "programs"))
+    if args.only == "strategies":
+        with tempfile.TemporaryDirectory() as out:
+            strategies_section(ct, out, os.path.join(args.build, "tests", "programs"))
     if args.only == "harness" or (args.only is None and not args.skip_tools):
         harness_section(args, ct, os.path.join(args.build, "tests", "programs"))
     if args.only == "atomics" or (args.only is None and not args.skip_tools):
@@ -256,6 +260,43 @@ def start_floor_section(args, bench, counter, spawn):
     print("| " + " | ".join(f"{statistics.median(r):,.1f}/s ({min(r):,.0f} – {max(r):,.0f})" for r in rates.values()) + " |")
 
 
+def strategies_section(ct, out, programs):
+    """The executions each bug of the corpus takes to be found, per strategy."""
+    corpus = [("atomicity_buggy", []), ("abba_deadlock_buggy", []), ("lost_wakeup_buggy", []),
+              ("order_violation_buggy", []), ("use_after_free_buggy", []), ("two_preemptions_buggy", []),
+              ("three_preemptions_buggy", []), ("timed_wait_uaf_buggy", []),
+              ("polite_livelock_buggy", ["--max-steps", "10000"]), ("good_samaritan_buggy", []),
+              ("cpp_atomicity_buggy", []), ("cpp_abba_deadlock_buggy", []), ("cpp_lost_wakeup_buggy", []),
+          # Many threads: a sched_yield barrier (free switches by the thousand before the one
+          # preemption), and a reader that must run before any of its writers.
+          ("yield_barrier_buggy 8", []), ("yield_barrier_buggy 32", []), ("late_reader_buggy 9", []),
+          ("late_reader_buggy 49", []), ("late_reader_buggy 99", [])]
+    # A bug no strategy finds within this many executions shows as "—".
+    budget = ["--max-executions", "3000"]
+    strategies = ["pb", "db", "pct", "random", "portfolio"]
+    print("\n### Executions to the first bug, per strategy\n")
+    print("Each cell: the execution that found the bug (with minimization's executions after it for "
+          "pct and random), its preemptions after minimization, and the search's wall time; at most "
+          "3,000 executions; default bounds 2 for pb (preemptions) and db (delays), depth 3 for pct, "
+          "seed 0.\n")
+    print("| program | outcome | " + " | ".join(strategies) + " |\n|---|---|" + "---|" * len(strategies))
+    for name, options in corpus:
+        cells, outcome = [], "none"
+        for strategy in strategies:
+            program, *arguments = name.split()
+            report, elapsed = explore_search(ct, out, ["--strategy", strategy, *budget, *options],
+                                             [os.path.join(programs, program), *arguments])
+            if report["outcome"] == "none":
+                cells.append(f"— ({report['executions']} executions, {elapsed:.1f} s)")
+                continue
+            outcome = report["outcome"]
+            bug = report["bugs"][0]
+            found = bug["minimized_from"]["execution"] if bug["minimized_from"] else report["execution"]
+            cells.append(f"{found} ({report['executions']} with minimizing), {report['preemptions']} p, "
+                         f"{elapsed:.2f} s")
+        print(f"| {name} | {outcome} | " + " | ".join(cells) + " |")
+
+
 def explore_section(args, ct, bench, programs):
     """A search's executions per second on a small two-thread program, against the rate at which
     the same binary is spawned and waited for natively, interleaved round by round; then the
@@ -278,33 +319,7 @@ def explore_section(args, ct, bench, programs):
         print(f"\nTarget ≥ 0.5× the native rate — {best:.2f}: {'met' if best >= 0.5 else 'NOT met'}.")
         start_floor_section(args, bench, counter, spawn)
 
-        corpus = [("atomicity_buggy", []), ("abba_deadlock_buggy", []), ("lost_wakeup_buggy", []),
-                  ("order_violation_buggy", []), ("use_after_free_buggy", []), ("two_preemptions_buggy", []),
-                  ("three_preemptions_buggy", []), ("timed_wait_uaf_buggy", []),
-                  ("polite_livelock_buggy", ["--max-steps", "10000"]), ("good_samaritan_buggy", []),
-                  ("cpp_atomicity_buggy", []), ("cpp_abba_deadlock_buggy", []), ("cpp_lost_wakeup_buggy", [])]
-        # A bug no strategy finds within this many executions shows as "—".
-        budget = ["--max-executions", "3000"]
-        strategies = ["pb", "pct", "random"]
-        print("\n### Executions to the first bug, per strategy\n")
-        print("Each cell: the execution that found the bug (with minimization's executions after it for "
-              "pct and random), its preemptions after minimization, and the search's wall time; at most "
-              "3,000 executions; default bound 2 for pb, depth 3 for pct, seed 0.\n")
-        print("| program | outcome | " + " | ".join(strategies) + " |\n|---|---|" + "---|" * len(strategies))
-        for name, options in corpus:
-            cells, outcome = [], "none"
-            for strategy in strategies:
-                report, elapsed = explore_search(ct, out, ["--strategy", strategy, *budget, *options],
-                                                 os.path.join(programs, name))
-                if report["outcome"] == "none":
-                    cells.append(f"— ({report['executions']} executions, {elapsed:.1f} s)")
-                    continue
-                outcome = report["outcome"]
-                bug = report["bugs"][0]
-                found = bug["minimized_from"]["execution"] if bug["minimized_from"] else report["execution"]
-                cells.append(f"{found} ({report['executions']} with minimizing), {report['preemptions']} p, "
-                             f"{elapsed:.2f} s")
-            print(f"| {name} | {outcome} | " + " | ".join(cells) + " |")
+        strategies_section(ct, out, programs)
 
         twins = ["atomicity_fixed", "abba_deadlock_fixed", "lost_wakeup_fixed", "two_preemptions_fixed",
                  "polite_livelock_fixed", "use_after_free_fixed", "timed_wait_uaf_fixed"]
