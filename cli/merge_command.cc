@@ -402,8 +402,11 @@ CLI::App* AddMergeCommand(CLI::App& app, MergeOptions& options) {
       "covered together; which shards are missing or did not finish their part. The reports must come from the same "
       "program (its command, executable and argument files, stdin) and the same search options; the environment may "
       "differ. Exit status: 0 no bug and every shard finished its part, 1 a bug, 2 no bug but the search is not "
-      "complete (a shard missing, failed or stopped early), 125 reports of different searches or unreadable");
-  merge->add_option("reports", options.reports, "The shards' --report files (shell patterns are the shell's)")
+      "complete (a shard missing, failed or stopped early), 125 reports of different searches, unreadable, or not "
+      "explore reports");
+  merge->add_option("REPORT", options.reports,
+                    "The shards' --report files: give a pattern (shard-*.json), so that a missing shard is named "
+                    "rather than an unreadable file")
       ->type_name("REPORT")
       ->required()
       ->expected(1, -1);

@@ -20,7 +20,6 @@ namespace chess::cli {
 struct MergeOptions {
   std::vector<std::string> reports;
   std::string report_path;  // --report: the merged verdict as JSON
-  bool quiet = false;
 };
 
 // One shard's report, as read.
