@@ -45,7 +45,6 @@ std::string WhatHappened(const ReportedBug& bug) {
 
 constexpr const char* kShim = "libchess_preload.so";
 
-std::string ReplayCommand(const std::string& trace) { return "chess-trace replay " + trace; }
 
 std::string StopWord(const SearchSummary& s) {
   if (s.interrupted) return "interrupted";
@@ -623,5 +622,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.EndObject();
   return json.str() + "\n";
 }
+
+std::string ReplayCommand(const std::string& trace) { return "chess-trace replay " + trace; }
 
 }  // namespace chess::cli

@@ -71,5 +71,7 @@ std::string ExploreTextReport(const SearchSummary& summary);
 std::string ExploreJsonReport(const SearchSummary& summary);
 // The coverage sentence: "all 20 schedules with ≤ 2 preemptions explored", or how far it got.
 std::string CoverageSentence(const SearchSummary& summary);
+// The command that replays `trace`: "chess-trace replay PATH".
+std::string ReplayCommand(const std::string& trace);
 
 }  // namespace chess::cli

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cli/execution.h"
+#include "cli/explore_report.h"
 #include "cli/exit_codes.h"
 #include "cli/json_writer.h"
 #include "cli/messages.h"
@@ -301,7 +302,7 @@ std::string MergedTextReport(const MergedSearch& m) {
       }
       if (!each.message.empty()) out << "    " << each.message << "\n";
       if (each.trace_problem.empty()) {
-        out << "    trace: " << each.trace << "\n    replay it: chess-trace replay " << each.trace << "\n";
+        out << "    trace: " << each.trace << "\n    replay it: " << ReplayCommand(each.trace) << "\n";
       } else {
         out << "    trace: " << (each.trace.empty() ? "none" : each.trace) << " — " << each.trace_problem << "\n";
       }
@@ -372,7 +373,7 @@ std::string MergedJsonReport(const MergedSearch& m) {
     json.Key("trace_problem").String(bug.trace_problem);
     json.Key("replay_command");
     if (bug.trace_problem.empty()) {
-      json.String("chess-trace replay " + bug.trace);
+      json.String(ReplayCommand(bug.trace));
     } else {
       json.Null();
     }

@@ -17,16 +17,13 @@ namespace chess::search {
 namespace {
 
 using test_support::ModelBackend;
+using test_support::Alternation;
+using test_support::Independent;
 using test_support::ModelProgram;
 using test_support::Step;
 using test_support::T;
 
 
-ModelProgram Independent(size_t n, size_t k) {
-  ModelProgram program;
-  program.threads.assign(n, std::vector<Step>(k, Step{}));
-  return program;
-}
 
 // Executions per round of pb (or db), by running each bound and taking differences.
 std::vector<uint64_t> CountsPerBound(size_t n, size_t k, uint32_t max_bound, StrategyKind strategy = StrategyKind::kPb) {
@@ -84,16 +81,6 @@ TEST(ExplorerTest, ReportsExhaustionWhenNoScheduleNeedsMorePreemptions) {
   EXPECT_EQ(within.coverage.bound_completed, 1u);
 }
 
-// Thread 0: A1, A2; thread 1: B1, B2. The bug is the strict alternation A1 B1 A2 B2, which needs
-// two preemptions.
-ModelProgram Alternation() {
-  ModelProgram program = Independent(2, 2);
-  program.judge = [](const std::vector<std::pair<uint32_t, size_t>>& order) {
-    const std::vector<std::pair<uint32_t, size_t>> bad{{0, 0}, {1, 0}, {0, 1}, {1, 1}};
-    return order == bad ? Outcome::kSignal : Outcome::kOk;
-  };
-  return program;
-}
 
 TEST(ExplorerTest, FindsABugWithTheFewestPreemptionsAndTheSameWayEveryTime) {
   ExplorerOptions options;

@@ -149,4 +149,22 @@ class ModelBackend final : public ExecutionBackend {
   ModelProgram program_;
 };
 
+// n threads of k independent steps each.
+inline ModelProgram Independent(size_t n, size_t k) {
+  ModelProgram program;
+  program.threads.assign(n, std::vector<Step>(k, Step{}));
+  return program;
+}
+
+// Thread 0: A1, A2; thread 1: B1, B2. The bug is the strict alternation A1 B1 A2 B2, which needs
+// two preemptions.
+inline ModelProgram Alternation() {
+  ModelProgram program = Independent(2, 2);
+  program.judge = [](const std::vector<std::pair<uint32_t, size_t>>& order) {
+    const std::vector<std::pair<uint32_t, size_t>> bad{{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+    return order == bad ? Outcome::kSignal : Outcome::kOk;
+  };
+  return program;
+}
+
 }  // namespace chess::search::test_support

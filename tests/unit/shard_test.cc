@@ -20,14 +20,11 @@ namespace chess::search {
 namespace {
 
 using test_support::ModelBackend;
+using test_support::Alternation;
+using test_support::Independent;
 using test_support::ModelProgram;
 using test_support::Step;
 
-ModelProgram Independent(size_t n, size_t k) {
-  ModelProgram program;
-  program.threads.assign(n, std::vector<Step>(k, Step{}));
-  return program;
-}
 
 ExplorationResult Search(const ModelProgram& program, ExplorerOptions options, Shard shard = {}) {
   ModelBackend backend(program);
@@ -150,15 +147,6 @@ TEST(ShardedBoundedSearch, TheTrunkIsTheFirstExecutionUnlessItOffersTooFewToDeal
   EXPECT_GT(narrow.replayed_prefixes, 1u);
 }
 
-// Thread 0: A1, A2; thread 1: B1, B2; the strict alternation fails (two preemptions).
-ModelProgram Alternation() {
-  ModelProgram program = Independent(2, 2);
-  program.judge = [](const std::vector<std::pair<uint32_t, size_t>>& order) {
-    const std::vector<std::pair<uint32_t, size_t>> bad{{0, 0}, {1, 0}, {0, 1}, {1, 1}};
-    return order == bad ? Outcome::kSignal : Outcome::kOk;
-  };
-  return program;
-}
 
 TEST(ShardedBoundedSearch, ABugIsFoundByTheShardThatOwnsItsSchedule) {
   ExplorerOptions options;
