@@ -13,12 +13,14 @@
 #include "cli/run_command.h"
 #include "cli/suite/test_command.h"
 #include "cli/trace_commands.h"
+#include "supervisor/invariant.h"
 
 #ifndef CHESS_TRACE_VERSION
 #define CHESS_TRACE_VERSION "unknown"
 #endif
 
 int main(int argc, char** argv) {
+  chess::supervisor::InstallCrashReporter();
   CLI::App app{
       "chess-trace finds and reproduces concurrency bugs in unmodified Linux programs.\n"
       "It runs the program under ptrace with a seccomp filter, lets exactly one thread run at a\n"

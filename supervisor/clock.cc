@@ -25,6 +25,9 @@ namespace {
 constexpr int64_t kTaiOffset = 37 * kNanosPerSecond;
 
 bool g_own_timestamp_counter_trapped = false;
+// SIGSEGV's action before chess-trace trapped its own rdtsc (the crash reporter's): every SIGSEGV
+// that is not an rdtsc goes on to it.
+struct sigaction g_previous_segv_action{};
 
 // A SIGSEGV from an rdtsc or rdtscp of chess-trace itself: emulated, the instruction skipped.
 void OnOwnTimestampCounter(int, siginfo_t* info, void* context) {
@@ -34,7 +37,14 @@ void OnOwnTimestampCounter(int, siginfo_t* info, void* context) {
   if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0x31) length = 2;
   if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0x01 && ip[2] == 0xf9) length = 3;
   if (length == 0) {
-    signal(SIGSEGV, SIG_DFL);  // a real fault: let it kill us as it would have
+    // A real fault, or a SIGSEGV another process sent: what chess-trace did before it trapped
+    // rdtsc. A default action kills us as it would have (a fault recurs when this returns).
+    if ((g_previous_segv_action.sa_flags & SA_SIGINFO) != 0) {
+      g_previous_segv_action.sa_sigaction(SIGSEGV, info, context);
+    } else {
+      signal(SIGSEGV, SIG_DFL);
+      if (info->si_code <= 0) raise(SIGSEGV);
+    }
     return;
   }
   timespec ts{};
@@ -52,8 +62,10 @@ void TrapOwnTimestampCounter() {
   struct sigaction action{};
   action.sa_sigaction = OnOwnTimestampCounter;
   sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_SIGINFO;
-  sigaction(SIGSEGV, &action, nullptr);
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  struct sigaction previous{};
+  sigaction(SIGSEGV, &action, &previous);
+  if (previous.sa_sigaction != OnOwnTimestampCounter) g_previous_segv_action = previous;  // once per execution
   g_own_timestamp_counter_trapped = prctl(PR_SET_TSC, PR_TSC_SIGSEGV) == 0;
 }
 

@@ -1,5 +1,8 @@
 // CHESS_CHECK: a broken invariant of the supervisor itself. It aborts after dumping the thread
 // table (PTRACE_O_EXITKILL then kills the tree); a tracee's misbehaviour never takes this path.
+// The crash reporter does the same for a fatal signal chess-trace itself receives (a fault in
+// its own code, an abort in a library, or a signal another process sent it): it says which, and
+// who sent it, so that a crash seen once in CI can be told from the program's own doing.
 #pragma once
 
 #include "supervisor/thread_table.h"
@@ -12,6 +15,11 @@ class InvariantContext {
   [[noreturn]] static void Fail(const char* condition, const char* message, const char* file,
                                 int line);
 };
+
+// Installs the handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (on an alternate stack,
+// so that a stack overflow is reported too): each writes what the signal was, where it came
+// from, a backtrace and the thread table to stderr, then dies of the same signal.
+void InstallCrashReporter();
 
 #define CHESS_CHECK(condition, message)                                                   \
   do {                                                                                    \

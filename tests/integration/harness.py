@@ -197,10 +197,11 @@ def kill_group(pgid):
         pass
 
 
-def stop_signal(chess_trace, signal_name, expected_code, program):
+def stop_signal(chess_trace, signal_name, expected_code, program, stderr_texts=()):
     """Starts chess-trace run on a program that never ends, signals chess-trace (only it) once
-    the program has run for about a second, and checks the exit code and that no process
-    carrying the marker argument is left after a bounded grace period."""
+    the program has run for about a second, and checks the exit code, that its stderr holds
+    `stderr_texts`, and that no process carrying the marker argument is left after a bounded
+    grace period."""
     marker = unique_marker()
     process = subprocess.Popen([chess_trace, "run", "--"] + program + [marker], stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -220,6 +221,9 @@ def stop_signal(chess_trace, signal_name, expected_code, program):
         code = process.returncode
         if code != expected_code and not (signal_name == "SIGKILL" and code == -signal.SIGKILL):
             fail(f"chess-trace exited {code} after {signal_name}, expected {expected_code}\nstderr:\n{err}")
+        for text in stderr_texts:
+            if text not in err:
+                fail(f"stderr after {signal_name} lacks {text!r}:\n{err}")
         deadline = time.monotonic() + 5
         while survivors(marker):
             if time.monotonic() > deadline:
@@ -1057,6 +1061,7 @@ def main():
     p.add_argument("--function", action="append", default=[])
     p.add_argument("program", nargs=argparse.REMAINDER)
     p = sub.add_parser("stop-signal")
+    p.add_argument("--stderr", action="append", default=[], help="text stderr must contain")
     p.add_argument("signal")
     p.add_argument("code", type=int)
     p.add_argument("program", nargs=argparse.REMAINDER)
@@ -1155,11 +1160,11 @@ def main():
     elif args.check == "deadlock":
         deadlock(args.chess_trace, args.function, args.program)
     elif args.check == "stop-signal":
-        stop_signal(args.chess_trace, args.signal, args.code, args.program)
+        stop_signal(args.chess_trace, args.signal, args.code, args.program, args.stderr)
     elif args.check == "trace-is-zstd":
         trace_is_zstd(args.chess_trace, args.program)
     elif args.check == "replay-stop-signal":
-        replay_stop_signal(args.chess_trace, args.signal, args.code, args.program)
+        replay_stop_signal(args.chess_trace, args.signal, args.code, args.program, args.stderr)
     elif args.check == "clean-report-and-log":
         clean_report_and_log(args.chess_trace, args.program)
     elif args.check == "late-input":
