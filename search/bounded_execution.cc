@@ -7,9 +7,9 @@
 
 namespace chess::search {
 
-BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache,
+BoundedExecution::BoundedExecution(const Branch& branch, LivenessLimits limits, bool record_states,
                                    StrategyKind bounding)
-    : bounding_(bounding), spent_(branch.spent), fair_(limits), cache_(cache) {
+    : bounding_(bounding), spent_(branch.spent), fair_(limits), record_states_(record_states) {
   if (branch.path) {
     const std::vector<RecordedDecision>& path = branch.path->decisions;
     std::vector<RecordedDecision> prefix(path.begin(), path.begin() + static_cast<ptrdiff_t>(branch.decision + 1));
@@ -49,7 +49,7 @@ uint32_t BoundedExecution::Cost(const SchedulingContext& context, std::span<cons
   return index < schedulable.size() ? static_cast<uint32_t>(index) : 1;
 }
 
-bool BoundedExecution::SeenBefore(const SchedulingContext& context) {
+void BoundedExecution::RecordState(const SchedulingContext& context, size_t decision) {
   const uint64_t state = Mix64(happens_before_.Value(), fair_.FairnessFingerprint());
   const std::vector<ThreadId>& schedulable = fair_.Schedulable();
   StateCache::Last last;
@@ -57,7 +57,7 @@ bool BoundedExecution::SeenBefore(const SchedulingContext& context) {
     last.thread = context.current->value;
     last.may_go_on = context.current_stop == StopReason::kReachedPoint && Contains(schedulable, *context.current);
   }
-  return cache_->Visit(state, last, spent_);
+  visits_.push_back({decision, state, last, spent_});
 }
 
 void BoundedExecution::NoteExecuted(const SchedulingContext& context, ThreadId picked) {
@@ -94,15 +94,14 @@ ThreadId BoundedExecution::PickThread(const SchedulingContext& context) {
   } else {
     const std::vector<ThreadId> ordered = Ordered(context, schedulable);
     picked = ordered.front();
-    // A state searched before having spent no more of the bound: its visit searches everything
-    // from here.
-    if (!pruned_ && cache_ != nullptr && ordered.size() > 1 && SeenBefore(context)) pruned_ = true;
+    // Whether this state was searched before is the cache's question when the search takes
+    // the execution in: here it is only noted.
+    if (record_states_ && ordered.size() > 1) RecordState(context, decision);
     for (size_t i = 1; i < ordered.size(); ++i) {
-      (pruned_ ? cache_skipped_ : alternatives_)
-          .push_back({decision, ordered[i], Cost(context, ordered, i, schedulable)});
+      alternatives_.push_back({decision, ordered[i], Cost(context, ordered, i, schedulable)});
     }
   }
-  if (cache_ != nullptr) NoteExecuted(context, picked);
+  if (record_states_) NoteExecuted(context, picked);
   fair_.Took(context, picked);
   return picked;
 }

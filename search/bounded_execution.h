@@ -42,6 +42,8 @@ struct Branch {
   // shard that runs it (none: the trunk, or a search not split).
   uint32_t depth = 0;
   std::optional<uint64_t> dealt;
+  // Names the branch to a BranchRunner that runs branches ahead (-j): unique in a search.
+  uint64_t serial = 0;
 };
 
 // A decision of the execution where another thread could have run.
@@ -55,9 +57,9 @@ struct Alternative {
 
 class BoundedExecution final : public Strategy {
  public:
-  // `cache`: the search's visited states, or null for no state caching. `bounding`: what a
-  // choice costs, pb's preemptions or db's delays.
-  BoundedExecution(const Branch& branch, LivenessLimits limits, StateCache* cache = nullptr,
+  // `record_states`: note the state at each decision where it could branch (StateVisit), for
+  // the search's state cache. `bounding`: what a choice costs, pb's preemptions or db's delays.
+  BoundedExecution(const Branch& branch, LivenessLimits limits, bool record_states = false,
                    StrategyKind bounding = StrategyKind::kPb);
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override;
@@ -79,8 +81,10 @@ class BoundedExecution final : public Strategy {
   uint32_t Spent() const { return spent_; }
   // The decisions that were preemptions.
   const std::vector<size_t>& PreemptionDecisions() const { return fair_.PreemptionDecisions(); }
-  // Alternatives not queued because the execution reached a state searched before.
-  const std::vector<Alternative>& CacheSkipped() const { return cache_skipped_; }
+  // The states it reached where it could have branched, in order (with record_states).
+  const std::vector<StateVisit>& Visits() const { return visits_; }
+  std::vector<StateVisit> TakeVisits() { return std::move(visits_); }
+  std::vector<Alternative> TakeAlternatives() { return std::move(alternatives_); }
 
  private:
   bool Replaying() const { return replay_ && replay_->Followed() < replay_->Recorded(); }
@@ -92,8 +96,8 @@ class BoundedExecution final : public Strategy {
   // What taking `ordered[index]` instead of the default costs.
   uint32_t Cost(const SchedulingContext& context, std::span<const ThreadId> ordered, size_t index,
                 std::span<const ThreadId> schedulable) const;
-  // Whether the state this decision is taken in was searched before (and remembers it if not).
-  bool SeenBefore(const SchedulingContext& context);
+  // Notes the state this decision is taken in.
+  void RecordState(const SchedulingContext& context, size_t decision);
   // The picked thread carries out the operation it stopped at.
   void NoteExecuted(const SchedulingContext& context, ThreadId picked);
 
@@ -103,11 +107,10 @@ class BoundedExecution final : public Strategy {
   FairDecisions fair_;
   std::vector<Alternative> alternatives_;
   std::optional<DivergencePoint> divergence_;  // the replayed choice is not schedulable under fairness
-  StateCache* cache_ = nullptr;
+  bool record_states_ = false;
   HappensBeforeHash happens_before_;
   std::vector<SchedulingPoint> stopped_at_;  // per thread: the operation it will carry out next
-  bool pruned_ = false;                      // from here on, the cache's earlier visit searches
-  std::vector<Alternative> cache_skipped_;
+  std::vector<StateVisit> visits_;
 };
 
 }  // namespace chess::search

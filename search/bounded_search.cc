@@ -19,38 +19,87 @@ BoundedSearch::BoundedSearch(StrategyKind bounding, uint32_t bound, uint64_t max
   }
 }
 
-std::unique_ptr<BoundedExecution> BoundedSearch::Run(const Branch& branch, bool owned, ExecutionBackend& backend,
-                                                     ExplorationResult& result, EngineStep& step) {
-  StateCache* cache = cache_ ? &*cache_ : nullptr;
+BranchRun RunBranch(const Branch& branch, LivenessLimits liveness, bool record_states, StrategyKind bounding,
+                    ExecutionBackend& backend) {
+  BoundedExecution execution(branch, liveness, record_states, bounding);
+  BranchRun run;
+  run.summary = backend.Execute(execution);
+  run.preemptions = execution.Preemptions();
+  run.spent = execution.Spent();
+  run.preemption_decisions = execution.PreemptionDecisions();
+  run.strategy = execution.Describe();
+  run.diverged = execution.Diverged();
+  run.decisions = execution.TakeDecisions();
+  run.alternatives = execution.TakeAlternatives();
+  run.visits = execution.TakeVisits();
+  return run;
+}
+
+BranchRun BoundedSearch::RunOnce(const Branch& branch, bool retry, ExecutionBackend& backend) {
+  if (BranchRunner* runner = backend.Branches()) return runner->Run(branch, retry);
+  return RunBranch(branch, liveness_, cache_.has_value(), bounding_, backend);
+}
+
+std::optional<BranchRun> BoundedSearch::Run(const Branch& branch, bool owned, ExecutionBackend& backend,
+                                            ExplorationResult& result, EngineStep& step) {
   uint64_t& counted = owned ? result.executions : result.replayed_prefixes;
-  auto execution = std::make_unique<BoundedExecution>(branch, liveness_, cache, bounding_);
-  step.summary = backend.Execute(*execution);
+  BranchRun run = RunOnce(branch, false, backend);
   ++counted;
-  if (step.summary.outcome != Outcome::kDivergence) return execution;
+  if (run.summary.outcome != Outcome::kDivergence) {
+    step.summary = std::move(run.summary);
+    return run;
+  }
   // Once more: something outside the schedule (a signal from outside, a slow disk) may have
   // got in the way. A second divergence gives the branch up.
   ++result.divergences;
   if (owned && !trunk_ && result.executions >= max_executions_) {
+    step.summary = std::move(run.summary);
     current_.push_back(branch);  // not given up: the limit came first
     step.followed = false;
-    return nullptr;
+    return std::nullopt;
   }
-  execution = std::make_unique<BoundedExecution>(branch, liveness_, cache, bounding_);
-  step.summary = backend.Execute(*execution);
+  run = RunOnce(branch, true, backend);
   ++counted;
-  if (step.summary.outcome != Outcome::kDivergence) return execution;
+  if (run.summary.outcome != Outcome::kDivergence) {
+    step.summary = std::move(run.summary);
+    return run;
+  }
   ++result.divergences;
   step.followed = false;
   // A trunk item given up, even one another shard owns, leaves what it leads to out of the deal
   // here: the ranks after it no longer match the other shards', so this part is not covered.
   ++result.coverage.pruned;
   if (result.pruned_branches.size() < kDescribedPrunedBranches) {
-    result.pruned_branches.push_back(Describe(branch, *execution, step.summary, result.executions));
+    result.pruned_branches.push_back(Describe(branch, run, result.executions));
   }
-  return nullptr;
+  step.summary = std::move(run.summary);
+  return std::nullopt;
+}
+
+void BoundedSearch::Announce(ExecutionBackend& backend) const {
+  BranchRunner* runner = backend.Branches();
+  if (runner == nullptr) return;
+  // In the order Step takes them: this round's from the back, then the trunk's level, then the
+  // later rounds', each in the order found.
+  std::vector<const Branch*> next;
+  for (auto item = current_.rbegin(); item != current_.rend() && next.size() < kAnnounced; ++item) next.push_back(&*item);
+  if (trunk_) {
+    for (const Branch& item : trunk_->level) {
+      if (next.size() == kAnnounced) break;
+      next.push_back(&item);
+    }
+  }
+  for (const auto& [round, items] : later_) {
+    for (const Branch& item : items) {
+      if (next.size() == kAnnounced) break;
+      next.push_back(&item);
+    }
+  }
+  runner->Upcoming(next);
 }
 
 EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& result) {
+  announced_to_ = backend.Branches();
   EngineStep step;
   const bool in_trunk = trunk_.has_value();
   Branch branch;
@@ -63,49 +112,55 @@ EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& res
   }
   // The trunk's executions are dealt in the order every shard runs them.
   const bool owned = !in_trunk || shard_.Owns(trunk_->ran++);
-  const std::unique_ptr<BoundedExecution> execution = Run(branch, owned, backend, result, step);
+  std::optional<BranchRun> run = Run(branch, owned, backend, result, step);
   highest_run_ = std::max(highest_run_, branch.spent);
-  if (in_trunk && execution != nullptr) result.trunk_digest += ScheduleDigest(execution->Decisions());
+  if (in_trunk && run) result.trunk_digest += ScheduleDigest(run->decisions);
   const auto end_of_step = [&] {
     if (trunk_ && trunk_->level.empty()) {
       EndTrunkLevel(result);
     } else if (!trunk_ && current_.empty()) {
       EndRound(result);
     }
+    if (!end_) Announce(backend);
   };
-  if (execution == nullptr) {
+  if (!run) {
     end_of_step();
     return step;
   }
   if (EndsTheSearch(step.summary.outcome)) return step;
+  // The state cache, now that the execution is taken in: from the first state searched before,
+  // its alternatives add nothing.
+  const size_t pruned_from = (cache_ ? cache_->Prune(run->visits) : std::nullopt).value_or(SIZE_MAX);
+  const auto cache_pruned = [&](const Alternative& alternative) { return alternative.decision >= pruned_from; };
   if (owned) {
     ++result.coverage.schedules;
-    result.schedules_digest += ScheduleDigest(execution->Decisions());
+    result.schedules_digest += ScheduleDigest(run->decisions);
     ++done_in_bound_;
     // Count only what the bound would have let run.
-    for (const Alternative& skipped : execution->CacheSkipped()) {
-      if (branch.spent + skipped.cost <= bound_limit_) ++result.coverage.cache_pruned;
+    for (const Alternative& skipped : run->alternatives) {
+      if (cache_pruned(skipped) && branch.spent + skipped.cost <= bound_limit_) ++result.coverage.cache_pruned;
     }
     if (step.summary.outcome == Outcome::kStepLimit) ++result.step_limited;
     if (IsBug(step.summary.outcome)) {
       step.bug = FoundBug{};
       step.bug->execution = result.executions;
       step.bug->found_by = bounding_;
-      step.bug->execution_strategy = execution->Describe();
+      step.bug->execution_strategy = run->strategy;
       step.bug->summary = step.summary;
-      step.bug->preemptions = execution->Preemptions();
-      if (bounding_ == StrategyKind::kDb) step.bug->delays = execution->Spent();
-      step.bug->preemption_decisions = execution->PreemptionDecisions();
-      step.bug->schedule = execution->Decisions();
+      step.bug->preemptions = run->preemptions;
+      if (bounding_ == StrategyKind::kDb) step.bug->delays = run->spent;
+      step.bug->preemption_decisions = run->preemption_decisions;
+      step.bug->schedule = run->decisions;
     }
   }
   // Its alternatives: every one is a distinct schedule, as it differs from this one at its
   // decision and agrees with it before.
   auto path = std::make_shared<const ExecutionPath>(ExecutionPath{
-      result.executions + result.replayed_prefixes, execution->TakeDecisions(), std::move(step.summary.names)});
-  for (const Alternative& alternative : execution->Alternatives()) {
-    Branch child{path, alternative.decision, alternative.choice, branch.spent + alternative.cost, branch.depth + 1,
-                 branch.dealt};
+      result.executions + result.replayed_prefixes, std::move(run->decisions), std::move(step.summary.names)});
+  for (const Alternative& alternative : run->alternatives) {
+    if (cache_pruned(alternative)) continue;
+    Branch child{path,          alternative.decision, alternative.choice, branch.spent + alternative.cost,
+                 branch.depth + 1, branch.dealt,         next_serial_++};
     if (child.spent > bound_limit_) {
       beyond_bound_ = true;
       continue;
@@ -127,6 +182,7 @@ void BoundedSearch::Keep(Branch child, ExplorationResult& result) {
   const bool this_round = child.spent == bound_;
   if (current_.size() + queued_later_ >= room && !later_.empty() && later_.rbegin()->first > child.spent) {
     auto last = std::prev(later_.end());
+    if (announced_to_ != nullptr) announced_to_->Dropped(last->second.back().serial);
     last->second.pop_back();
     dropped_from_ = std::min(dropped_from_.value_or(last->first), last->first);
     if (last->second.empty()) later_.erase(last);
@@ -134,7 +190,7 @@ void BoundedSearch::Keep(Branch child, ExplorationResult& result) {
   }
   if (current_.size() + queued_later_ >= room) {
     dropped_from_ = std::min(dropped_from_.value_or(child.spent), child.spent);
-    return;
+    return;  // never announced: nothing to tell the runner
   }
   if (this_round) {
     current_.push_back(std::move(child));
@@ -211,12 +267,12 @@ void BoundedSearch::EndRound(ExplorationResult& result) {
   if (current_.empty()) EndRound(result);
 }
 
-PrunedBranch BoundedSearch::Describe(const Branch& branch, const BoundedExecution& execution,
-                                     const ExecutionSummary& summary, uint64_t number) {
+PrunedBranch BoundedSearch::Describe(const Branch& branch, const BranchRun& run, uint64_t number) {
+  const ExecutionSummary& summary = run.summary;
   PrunedBranch pruned;
   pruned.execution = number;
-  if (auto where = execution.Diverged()) {
-    pruned.where = std::move(*where);
+  if (run.diverged) {
+    pruned.where = *run.diverged;
   } else {
     pruned.where.message = summary.message;  // the backend's own (a fork that was not the execution asked for)
   }

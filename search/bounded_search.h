@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "search/bounded_execution.h"
+#include "search/branch_run.h"
 #include "search/search_engine.h"
 #include "search/shard.h"
 #include "search/state_cache.h"
@@ -54,10 +55,14 @@ class BoundedSearch final : public SearchEngine {
 
  private:
   // Runs `branch` once, or twice when it diverges; counted as this shard's own or as a prefix
-  // replayed for the others. False: given up (pruned), or the limit came before the retry.
+  // replayed for the others. Nullopt: given up (pruned), or the limit came before the retry.
   // Keeps `branch` to run later when the limit came first.
-  std::unique_ptr<BoundedExecution> Run(const Branch& branch, bool owned, ExecutionBackend& backend,
-                                        ExplorationResult& result, EngineStep& step);
+  std::optional<BranchRun> Run(const Branch& branch, bool owned, ExecutionBackend& backend, ExplorationResult& result,
+                               EngineStep& step);
+  // One execution of `branch`: on the backend's runner when it has one, else here.
+  BranchRun RunOnce(const Branch& branch, bool retry, ExecutionBackend& backend);
+  // Tells the backend's runner what runs next (search/branch_run.h).
+  void Announce(ExecutionBackend& backend) const;
   // A new branch for round `child.spent`: queued, or dropped when --max-executions could
   // never reach it (this round's work before later rounds').
   void Keep(Branch child, ExplorationResult& result);
@@ -67,8 +72,9 @@ class BoundedSearch final : public SearchEngine {
   void EndRound(ExplorationResult& result);
   // A branch given up: where `execution` (number `number`) parted from the path it replayed,
   // and the likely cause, from what each found at shared names.
-  static PrunedBranch Describe(const Branch& branch, const BoundedExecution& execution,
-                               const ExecutionSummary& summary, uint64_t number);
+  static PrunedBranch Describe(const Branch& branch, const BranchRun& run, uint64_t number);
+  // How many branches Announce names: enough to keep every worker of a machine busy.
+  static constexpr size_t kAnnounced = 256;
 
   StrategyKind bounding_;
   uint32_t bound_limit_;
@@ -90,6 +96,8 @@ class BoundedSearch final : public SearchEngine {
   // The lowest round work was left out of because more than --max-executions would be needed.
   std::optional<uint32_t> dropped_from_;
   std::optional<SearchEnd> end_;
+  uint64_t next_serial_ = 1;
+  BranchRunner* announced_to_ = nullptr;  // the runner told of upcoming branches, if any
 };
 
 }  // namespace chess::search

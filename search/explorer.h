@@ -55,6 +55,8 @@ struct ExecutionSummary {
   std::any details;
 };
 
+class BranchRunner;
+
 // Runs the program once from the same starting world each time, every scheduling decision taken
 // by `strategy`. What else the report of a bug needs of the execution goes into its summary's
 // `details`.
@@ -62,6 +64,9 @@ class ExecutionBackend {
  public:
   virtual ~ExecutionBackend() = default;
   virtual ExecutionSummary Execute(Strategy& strategy) = 0;
+  // Where a bounded search's branches run instead, when they run elsewhere (worker processes,
+  // search/branch_run.h); null: here, through Execute.
+  virtual BranchRunner* Branches() { return nullptr; }
 };
 
 struct ExplorerOptions {

@@ -70,4 +70,11 @@ bool StateCache::Visit(uint64_t state, Last last, uint32_t spent) {
   return false;
 }
 
+std::optional<size_t> StateCache::Prune(const std::vector<StateVisit>& visits) {
+  for (const StateVisit& visit : visits) {
+    if (Visit(visit.state, visit.last, visit.spent)) return visit.decision;
+  }
+  return std::nullopt;
+}
+
 }  // namespace chess::search

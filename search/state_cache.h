@@ -45,6 +45,8 @@ class HappensBeforeHash {
 // (research note §A.3.1). Under delay bounding the thread that ran last is where the round robin
 // starts, and from another one the same continuation may cost any number of delays more: only a
 // visit with the same thread last covers, d_old ≤ d_new.
+struct StateVisit;
+
 class StateCache {
  public:
   // Who ran last in a state, and whether it could simply go on (a switch away costs then).
@@ -67,6 +69,11 @@ class StateCache {
 
   size_t Size() const { return entries_; }
 
+  // An execution's states, visited in its order (StateVisit below) up to the first one searched
+  // before: the decision from which its alternatives add nothing (nullopt: none). The visits
+  // after it are not remembered — what pruning during the execution would have done.
+  std::optional<size_t> Prune(const std::vector<StateVisit>& visits);
+
  private:
   struct Entry {
     Last last;
@@ -80,6 +87,16 @@ class StateCache {
   size_t capacity_;
   size_t entries_ = 0;
   std::unordered_map<uint64_t, std::vector<Entry>> visited_;
+};
+
+// A state an execution reached at a decision where it could have branched: what the state cache
+// is asked about it, recorded during the execution and put to the cache when the search takes
+// the execution in (BranchRun), so that the order executions ran in never matters.
+struct StateVisit {
+  size_t decision = 0;
+  uint64_t state = 0;
+  StateCache::Last last;
+  uint32_t spent = 0;
 };
 
 }  // namespace chess::search
