@@ -151,7 +151,7 @@ def main():
                              "chess-trace too, round by round, and prints this build's cost against it")
     parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore",
                                            "strategies", "harness",
-                                           "atomics"],
+                                           "atomics", "jobs"],
                         help="only this section")
     parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
     parser.add_argument("--sleeps", type=int, default=200, help="10 ms sleeps of the sleep-heavy program")
@@ -186,6 +186,9 @@ def main():
     if args.only == "strategies":
         with tempfile.TemporaryDirectory() as out:
             strategies_section(ct, out, os.path.join(args.build, "tests", "programs"))
+    if args.only == "jobs" or (args.only is None and not args.skip_tools):
+        with tempfile.TemporaryDirectory() as out:
+            jobs_section(args, ct, out, os.path.join(args.build, "tests", "programs"))
     if args.only == "harness" or (args.only is None and not args.skip_tools):
         harness_section(args, ct, os.path.join(args.build, "tests", "programs"))
     if args.only == "atomics" or (args.only is None and not args.skip_tools):
@@ -295,6 +298,47 @@ def strategies_section(ct, out, programs):
             cells.append(f"{found} ({report['executions']} with minimizing), {report['preemptions']} p, "
                          f"{elapsed:.2f} s")
         print(f"| {name} | {outcome} | " + " | ".join(cells) + " |")
+
+
+def jobs_section(args, ct, out, programs):
+    """explore -j: the wall time of one search with 1 worker process and with one per CPU (at most
+    2 here), round by round, against running the program natively as many times as the search
+    has executions; the executions and schedules must be the same at every -j."""
+    cpus = len(os.sched_getaffinity(0))
+    searches = [("three_preemptions_fixed", ["--no-state-cache", "--preemption-bound", "2"]),
+                ("three_preemptions_fixed", []),
+                ("atomicity_fixed", ["--no-state-cache", "--preemption-bound", "3"])]
+    jobs = sorted({1, min(2, cpus), cpus})
+    print(f"\n### explore -j: wall time per worker count ({cpus} CPUs)\n")
+    print("| search | executions | native, the same count | " + " | ".join(f"-j {j}" for j in jobs) +
+          f" | -j {jobs[-1]} / -j 1 |\n|---|---|---|" + "---|" * (len(jobs) + 1))
+    for program, options in searches:
+        path = os.path.join(programs, program)
+        walls = {j: [] for j in jobs}
+        natives = []
+        executions = None
+        for _ in range(args.rounds):
+            for j in jobs:
+                report, elapsed = explore_search(ct, out, [*options, "-j", str(j)], path)
+                key = (report["executions"], report["search"]["schedules_digest"])
+                if executions is None:
+                    executions = key
+                elif key != executions:
+                    raise SystemExit(f"-j {j} ran {key}, another -j {executions}")
+                walls[j].append(elapsed)
+            natives.append(wall_of_native_runs(path, executions[0]))
+        cells = [f"{statistics.median(walls[j]):.2f} s" for j in jobs]
+        ratio = statistics.median(w / o for w, o in zip(walls[jobs[-1]], walls[1]))
+        print(f"| {program} {' '.join(options)} | {executions[0]:,} | {statistics.median(natives):.2f} s | " +
+              " | ".join(cells) + f" | {ratio:.2f}× |")
+
+
+def wall_of_native_runs(path, count):
+    """Runs `path` natively `count` times in a row; the wall time."""
+    started = time.monotonic()
+    for _ in range(count):
+        subprocess.run([path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.monotonic() - started
 
 
 def explore_section(args, ct, bench, programs):

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "search/byte_codec.h"
 #include "search/non_preemptive_strategy.h"
 
 namespace chess::cli {
@@ -117,6 +118,9 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   if (result.forked) ++forked_;
   visibility_.Add(result.images);
   visibility_.AddAtomics(result.atomics);
+  last_forked_ = result.forked;
+  last_images_ = result.images;
+  last_atomics_ = result.atomics;
   if (result.stopped_by_signal != 0) interrupted_ = InterruptedRun{executions_, recorder.Decisions(), strategy.Describe()};
   summary.message = result.message;
   summary.outcome = Judge(result, &summary.message);
@@ -147,6 +151,71 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   }
   summary.details = BugRun{std::move(result), OutputTail(output, 20)};
   return summary;
+}
+
+std::string SupervisorBackend::TakeObservation() {
+  search::ByteWriter w;
+  w.Put<uint8_t>(last_forked_);
+  w.Put(isolated_);
+  w.List(last_images_, [](search::ByteWriter& out, const supervisor::ProgramImage& image) {
+    out.Text(image.path);
+    out.Put(static_cast<uint8_t>(image.linking));
+    out.Put<uint8_t>(image.multithreaded);
+    out.Put(image.sync_ops);
+    out.Put(image.decisions);
+    out.Put(image.replaced);
+  });
+  // What AtomicPointsSeen::Add sums of an execution's count.
+  const search::AtomicPointCount& a = last_atomics_;
+  w.Put(a.planted);
+  w.Put(a.stops);
+  w.Put(a.points);
+  w.Put<uint8_t>(a.capped);
+  w.List(std::vector<std::string>(a.refused.begin(), a.refused.end()),
+         [](search::ByteWriter& out, const std::string& refused) { out.Text(refused); });
+  w.Put(a.sampled_sites);
+  w.Put(a.sampled_accesses);
+  w.Put(a.watched_accesses);
+  w.Put<uint8_t>(a.sampling_capped);
+  w.Put<uint8_t>(a.race_detection_cut_short);
+  w.Put(a.race_points);
+  return w.Take();
+}
+
+void SupervisorBackend::Absorb(const std::string& observed) {
+  search::ByteReader r(observed);
+  const bool forked = r.Get<uint8_t>() != 0;
+  const uint64_t isolated = r.Get<uint64_t>();
+  std::vector<supervisor::ProgramImage> images = r.List<supervisor::ProgramImage>([](search::ByteReader& in) {
+    supervisor::ProgramImage image;
+    image.path = in.Text();
+    image.linking = static_cast<supervisor::Linking>(in.Get<uint8_t>());
+    image.multithreaded = in.Get<uint8_t>() != 0;
+    image.sync_ops = in.Get<uint64_t>();
+    image.decisions = in.Get<uint64_t>();
+    image.replaced = in.Get<uint64_t>();
+    return image;
+  });
+  search::AtomicPointCount a;
+  a.planted = r.Get<uint64_t>();
+  a.stops = r.Get<uint64_t>();
+  a.points = r.Get<uint64_t>();
+  a.capped = r.Get<uint8_t>() != 0;
+  for (std::string& refused : r.List<std::string>([](search::ByteReader& in) { return in.Text(); })) {
+    a.refused.insert(std::move(refused));
+  }
+  a.sampled_sites = r.Get<uint64_t>();
+  a.sampled_accesses = r.Get<uint64_t>();
+  a.watched_accesses = r.Get<uint64_t>();
+  a.sampling_capped = r.Get<uint8_t>() != 0;
+  a.race_detection_cut_short = r.Get<uint8_t>() != 0;
+  a.race_points = r.Get<uint64_t>();
+  if (!r.Whole()) return;  // a run that failed in the pool carries none
+  ++executions_;
+  if (forked) ++forked_;
+  isolated_ = isolated;
+  visibility_.Add(images);
+  visibility_.AddAtomics(a);
 }
 
 BugRun TakeBugRun(search::ExecutionSummary& summary) {

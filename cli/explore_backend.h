@@ -33,6 +33,14 @@ class SupervisorBackend final : public search::ExecutionBackend {
       : execution_(execution), expect_exit_(expect_exit), judge_(std::move(judge)) {}
 
   search::ExecutionSummary Execute(search::Strategy& strategy) override;
+  // With -j: where the bounded search's branches run (the worker pool); null: here.
+  void RunBranchesOn(search::BranchRunner* runner) { runner_ = runner; }
+  search::BranchRunner* Branches() override { return runner_; }
+  // A worker's side: what the last execution showed of the program, for the tallies below, as
+  // bytes for the search's backend. The search's side: an execution a worker ran is counted
+  // here when the search takes it in (Absorb), as if it had run here.
+  std::string TakeObservation();
+  void Absorb(const std::string& observed);
 
   // The outcome as --expect-exit reads it; `unsupported` for a failure after a refused call the
   // search has not seen the program survive (then `*message` says so).
@@ -84,6 +92,11 @@ class SupervisorBackend final : public search::ExecutionBackend {
   std::string setup_error_;
   std::optional<InterruptedRun> interrupted_;
   supervisor::OutputCapture capture_;
+  search::BranchRunner* runner_ = nullptr;
+  // The last execution's contribution to the tallies (TakeObservation).
+  std::vector<supervisor::ProgramImage> last_images_;
+  search::AtomicPointCount last_atomics_;
+  bool last_forked_ = false;
 };
 
 // What makes two failing executions the same bug: the outcome, the status or signal, and every

@@ -1,6 +1,8 @@
 #include "cli/explore_command.h"
 
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,10 +22,12 @@
 #include "cli/report.h"
 #include "cli/search_identity.h"
 #include "cli/trace_recording.h"
+#include "cli/worker_pool.h"
 #include "search/explorer.h"
 #include "cli/oracle_judge.h"
 #include "search/output_oracle.h"
 #include "search/replay_strategy.h"
+#include "supervisor/world/fork_server.h"
 #include "seccomp/filter.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/world/output_capture.h"
@@ -127,10 +131,16 @@ class Search {
                                   const supervisor::SupervisorOptions& options);
   // Runs the bug's schedule once more, writing its trace and taking the stacks at its
   // preemptions; the trace is proof that the schedule reproduces the bug.
-  void SaveTrace(ReportedBug& bug);
+  // `take_run`: the bug's run is the trace's (it was found elsewhere: a worker of -j).
+  void SaveTrace(ReportedBug& bug, bool take_run = false);
   // The trace of the execution a Ctrl-C cut short, ending where it was stopped.
   void SaveInterruptedTrace(SearchSummary& summary);
   void ShowProgress(const search::ExplorerProgress& progress);
+  // -j: forks the workers before the search's first execution; the error says why it could not.
+  Result<void> StartWorkers();
+  // A worker's life: its own CPU, namespaces, template and capture, then the branches it is
+  // sent, until the search closes its requests.
+  [[noreturn]] void WorkerMain(int requests, int runs, size_t index);
   double Elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   }
@@ -149,7 +159,84 @@ class Search {
   bool time_limited_ = false;
   // --sync-points atomics: the sites every execution has, as they were learned.
   std::optional<AtomicPointsSeen> atomics_;
+  std::unique_ptr<WorkerPool> workers_;
+  size_t summary_jobs_ = 1;
+  uint64_t ran_ahead_unused_ = 0;
 };
+
+namespace {
+
+// The CPUs chess-trace may use, as the machine's mask says before pinning.
+std::vector<int> UsableCpus(const std::vector<uint8_t>& visible_affinity) {
+  std::vector<uint8_t> mask = visible_affinity;
+  if (mask.empty()) {
+    mask.assign(1024, 0);
+    const long size = syscall(SYS_sched_getaffinity, 0, mask.size(), mask.data());
+    mask.resize(size > 0 ? static_cast<size_t>(size) : 0);
+  }
+  std::vector<int> cpus;
+  for (size_t cpu = 0; cpu < mask.size() * 8; ++cpu) {
+    if (mask[cpu / 8] & (1u << (cpu % 8))) cpus.push_back(static_cast<int>(cpu));
+  }
+  return cpus;
+}
+
+}  // namespace
+
+Result<void> Search::StartWorkers() {
+  const std::vector<int> cpus = UsableCpus(execution_.options.visible_affinity);
+  const size_t count = options_.jobs == 0 ? std::max<size_t>(cpus.size(), 1) : options_.jobs;
+  if (count <= 1) return {};
+  auto started = WorkerPool::Start(
+      count, [this](int requests, int runs, size_t index) { WorkerMain(requests, runs, index); },
+      [this](const search::BranchRun& run) { backend_.Absorb(run.observed); });
+  if (!started) return Error{"-j: " + started.error()};
+  workers_ = std::move(*started);
+  backend_.RunBranchesOn(workers_.get());
+  return {};
+}
+
+void Search::WorkerMain(int requests, int runs, size_t index) {
+  // A CPU of its own, and the program's tree with it (the search's own CPU is shared with the
+  // first worker: it mostly waits).
+  if (!execution_.options.visible_affinity.empty()) {
+    const std::vector<int> cpus = UsableCpus(execution_.options.visible_affinity);
+    const int cpu = cpus[index % cpus.size()];
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) == 0) execution_.spec.cpu = cpu;
+  }
+  // The search's template and namespaces belong to its process: this one makes its own (the
+  // inherited objects are let go of, never destroyed — that would kill the search's processes).
+  if (execution_.fork_server) {
+    (void)execution_.fork_server.release();
+    execution_.fork_server = std::make_unique<supervisor::ForkServer>();
+    execution_.options.fork_server = execution_.fork_server.get();
+  }
+  if (execution_.namespaces) {
+    (void)execution_.namespaces.release();
+    execution_.namespaces = std::make_unique<supervisor::IsolatedInit>();
+    execution_.options.shared_init = execution_.namespaces.get();
+  }
+  Result<OracleJudge> judge = MakeJudge(options_, settings_);
+  if (!judge) _exit(kExitError);
+  SupervisorBackend backend(execution_, options_.expect_exit, std::move(*judge));
+  if (atomics_) backend.UseAtomicPoints(*atomics_);
+  execution_.options.inspect_world = backend.Oracles().Inspector();
+  const search::LivenessLimits liveness = Liveness(options_);
+  const int status = ServeBranches(requests, runs, [&](const search::Branch& branch) {
+    search::BranchRun run = search::RunBranch(branch, liveness, options_.state_cache, options_.strategy, backend);
+    run.observed = backend.TakeObservation();
+    return run;
+  });
+  backend.EndCapture();
+  // Its template and namespaces go with it (their destructors kill them); nothing else of the
+  // search's is torn down here.
+  execution_.fork_server.reset();
+  execution_.namespaces.reset();
+  _exit(status);
+}
 
 Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, search::Outcome outcome, uint64_t execution,
                                                 const supervisor::SupervisorOptions& options) {
@@ -164,7 +251,7 @@ Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, searc
   return run;
 }
 
-void Search::SaveTrace(ReportedBug& bug) {
+void Search::SaveTrace(ReportedBug& bug, bool take_run) {
   search::ReplayStrategy replay(bug.found.schedule);
   if (search::EndsAtADecision(bug.found.summary.outcome)) {
     replay.EndWith({bug.found.summary.outcome, bug.found.summary.message});
@@ -189,6 +276,7 @@ void Search::SaveTrace(ReportedBug& bug) {
     result.outcome = replayed;
     result.message = verdict;
   }
+  if (take_run) bug.run = BugRun{result, OutputTail(run->output, 20)};
   bug.preemption_stacks = result.decision_stacks;
   bug.object_names = recording.ObjectNames();
   bug.instruction_names = result.atomics.instruction_names;
@@ -286,8 +374,10 @@ int Search::Run() {
   hooks.found = [this](const search::FoundBug& found) {
     ReportedBug bug;
     bug.found = found;
+    // A bug a worker found (-j) carries no run of this process's: the trace's is its run.
+    const bool carried = bug.found.summary.details.has_value();
     bug.run = TakeBugRun(bug.found.summary);
-    if (supervisor::PendingStopSignal() == 0) SaveTrace(bug);
+    if (supervisor::PendingStopSignal() == 0) SaveTrace(bug, !carried);
     bugs_.push_back(std::move(bug));
   };
   // --same-output's reference: pb's and db's first execution is a non-preemptive one; any other
@@ -304,13 +394,26 @@ int Search::Run() {
   }
   // Before the search's executions: files the program may write over are named as they were.
   SearchIdentity identity = IdentifySearch(options_, settings_, execution_.spec.path);
+  if (auto started = StartWorkers(); !started) {
+    backend_.EndCapture();
+    messages_.Say(started.error());
+    return kExitError;
+  }
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
+  if (workers_) {
+    summary_jobs_ = workers_->Size();
+    ran_ahead_unused_ = workers_->Unused();
+    backend_.RunBranchesOn(nullptr);
+    workers_.reset();  // before the bugs' traces are recorded here: the CPUs are free again
+  }
   backend_.EndCapture();
   messages_.ClearLive();
 
   SearchSummary summary;
   summary.result = &result;
+  summary.jobs = summary_jobs_;
+  summary.ran_ahead_unused = ran_ahead_unused_;
   summary.bugs = bugs_;
   summary.preemption_bound = options_.preemption_bound;
   summary.shard = options_.shard;
@@ -430,6 +533,15 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                     "the program stopped at its first thread creation (when nothing before it would "
                     "differ in a copy: no open files but 0-2, no shared memory, no signals), and "
                     "the others are forked from it, skipping the loader and start-up");
+  explore->add_option("-j,--jobs", options.jobs,
+                      "Run the search's executions on N worker processes, each on a CPU of its own (0: one per CPU "
+                      "chess-trace may use). The search takes their executions in the order one process would run "
+                      "them, so the executions, the coverage and the bug reported are those of -j 1; a worker runs "
+                      "ahead on what the search will need next, and what it ran past the end of the search is "
+                      "reported as `ran_ahead_unused`. pb and db only (a sampled search splits with --shard). "
+                      "Default: 1")
+      ->type_name("N")
+      ->check(CLI::Range(0u, 1024u));
   explore->add_option("--max-executions", options.max_executions, "Stop after N executions")
       ->type_name("N")
       ->check(AtLeastOne())
@@ -555,6 +667,17 @@ int ExploreCommand(const ExploreOptions& options) {
   if (!messages.UseLog(options.program.log_path)) return kExitError;
   if (options.delay_bound && options.strategy != search::StrategyKind::kDb) {
     messages.Say("--delay-bound bounds --strategy db only (pb's bound is --preemption-bound)");
+    return kExitError;
+  }
+  if (options.jobs != 1 && !search::Bounded(options.strategy)) {
+    messages.Say(std::string("-j runs the workers of a pb or db search; --strategy ") +
+                 std::string(search::StrategyName(options.strategy)) +
+                 " is not split between workers yet: give its samples to separate processes with --shard I/N");
+    return kExitError;
+  }
+  if (options.jobs != 1 && options.same_output) {
+    messages.Say("-j: --same-output's reference execution is not shared with workers yet; search with -j 1, or "
+                 "judge the output with --expect-stdout or --fail-on-output");
     return kExitError;
   }
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });

@@ -41,6 +41,7 @@ struct ExploreOptions {
   bool quiet = false;
   std::vector<std::string> focus;  // --focus: the programs whose threads are searched
   search::Shard shard;             // --shard I/N: the part of the search this process runs
+  uint32_t jobs = 1;               // -j N: worker processes (0: one per CPU chess-trace may use)
 };
 
 CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options);

@@ -346,8 +346,14 @@ std::string ExploreTextReport(const SearchSummary& s) {
   char rate_text[32];
   std::snprintf(rate_text, sizeof(rate_text), "%.1f", rate);
   const std::map<uint64_t, std::string> race_variables = RaceVariables(s.visibility);
-  const std::string searched = Plural(r.executions, "execution", "executions") + " in " + Seconds(s.wall_seconds) +
-                               " (" + rate_text + "/s)";
+  const std::string searched =
+      Plural(r.executions, "execution", "executions") + " in " + Seconds(s.wall_seconds) + " (" + rate_text + "/s" +
+      (s.jobs > 1 ? " on " + std::to_string(s.jobs) + " workers" +
+                        (s.ran_ahead_unused > 0 ? ", which also ran " + Plural(s.ran_ahead_unused, "execution", "executions") +
+                                                      " ahead that the search ended before needing"
+                                                : "")
+                  : "") +
+      ")";
   for (const ReportedBug& bug : s.bugs) {
     const search::FoundBug& found = bug.found;
     out << "chess-trace: BUG: " << search::OutcomeName(found.summary.outcome) << " in execution " << found.execution
@@ -506,6 +512,8 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("trunk_digest").String(Hex64(r.trunk_digest));
   json.Key("pct_k").Int(static_cast<int64_t>(r.pct_steps));
   json.Key("replayed_prefixes").Int(static_cast<int64_t>(r.replayed_prefixes));
+  json.Key("jobs").Int(static_cast<int64_t>(s.jobs));
+  json.Key("ran_ahead_unused").Int(static_cast<int64_t>(s.ran_ahead_unused));
   json.Key("schedules_digest").String(Hex64(r.schedules_digest));
   json.EndObject();
   if (s.visibility.atomics) s.visibility.atomics->WriteJson(json);

@@ -33,6 +33,8 @@ struct ReportedBug {
 
 struct SearchSummary {
   const search::ExplorationResult* result = nullptr;
+  size_t jobs = 1;                 // -j: the worker processes that ran the executions
+  uint64_t ran_ahead_unused = 0;   // executions they ran that the search ended before taking
   std::vector<ReportedBug> bugs;
   uint32_t preemption_bound = 0;
   // The part of the search this was (--shard), and what names the search for `merge`.

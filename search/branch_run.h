@@ -26,6 +26,9 @@ struct BranchRun {
   std::vector<size_t> preemption_decisions;
   std::string strategy;                     // BoundedExecution::Describe()
   std::optional<DivergencePoint> diverged;  // where it stopped fitting its prefix
+  // What the backend that ran it noted for its own tallies (a worker's, for the search's
+  // backend to take in when the search does): opaque here.
+  std::string observed;
 };
 
 // Runs `branch` once on `backend`: the execution a BoundedSearch would have run, with the states

@@ -192,9 +192,13 @@ std::optional<int> PollChild(pid_t pid, bool& gone) {
   return status;
 }
 
-void ReapChild(pid_t pid) {
-  while (waitpid(pid, nullptr, __WALL) < 0 && errno == EINTR) {
+std::optional<int> ReapChild(pid_t pid) {
+  int status = 0;
+  pid_t reaped;
+  while ((reaped = waitpid(pid, &status, __WALL)) < 0 && errno == EINTR) {
   }
+  if (reaped != pid) return std::nullopt;
+  return status;
 }
 
 void ReapExitedChildren() {

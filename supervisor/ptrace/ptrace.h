@@ -102,8 +102,8 @@ std::optional<WaitEvent> PollFor(pid_t tid);
 // when it has not. `gone` is set when it cannot be waited for (already reaped, not a child).
 std::optional<int> PollChild(pid_t pid, bool& gone);
 // Blocks until child `pid` has exited and reaps it (it must be about to: killed, or its control
-// descriptor closed).
-void ReapChild(pid_t pid);
+// descriptor closed); its wait status, or nullopt when it was not a child to wait for.
+std::optional<int> ReapChild(pid_t pid);
 // Reaps every child that has exited by now, without blocking.
 void ReapExitedChildren();
 

@@ -430,6 +430,18 @@ def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, abse
     print(f"ok: exit {code}")
 
 
+def explore_with_report(chess_trace, work, name, options, program, timeout=TIMEOUT):
+    """`chess-trace explore` in `work`, its report and traces named after `name`; exit 0 or 1
+    expected. Returns (exit code, the report, stderr)."""
+    report = os.path.join(work, name + ".json")
+    code, _, err = run([chess_trace, "explore", "--quiet", "--out", os.path.join(work, name + "-traces"),
+                        "--report", report, *options, "--", program], timeout=timeout, cwd=work)
+    if code not in (0, 1):
+        fail(f"explore {' '.join(options)} exited {code}:\n{err}")
+    with open(report) as file:
+        return code, json.load(file), err
+
+
 # `deterministic`: the output of a program under `chess-trace run` is a function of its --seed
 # and --epoch alone. The program marks its lines (tests/programs/determinism_probe.c):
 #   "random: ..."    bytes from the seed: differ with --seed, and between native runs;

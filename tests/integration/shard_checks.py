@@ -23,19 +23,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import fail, run  # noqa: E402
+from harness import explore_with_report, fail, run  # noqa: E402
 
 TIMEOUT = 600
 
 
 def explore(chess_trace, work, name, options, program):
-    report = os.path.join(work, name + ".json")
-    code, out, err = run([chess_trace, "explore", "--quiet", "--out", os.path.join(work, name + "-traces"),
-                          "--report", report, *options, "--", program], timeout=TIMEOUT, cwd=work)
-    if code not in (0, 1):
-        fail(f"explore {' '.join(options)} exited {code}:\n{err}")
-    with open(report) as file:
-        return code, json.load(file), err
+    return explore_with_report(chess_trace, work, name, options, program, TIMEOUT)
 
 
 def merge(chess_trace, work, reports, expected):

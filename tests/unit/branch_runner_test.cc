@@ -4,6 +4,8 @@
 // number) and schedule digests; with --max-executions, --keep-going, delay bounding and shards.
 #include "search/branch_run.h"
 
+#include "search/branch_codec.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -19,10 +21,12 @@ using test_support::Alternation;
 using test_support::Independent;
 using test_support::ModelBackend;
 using test_support::ModelProgram;
+using test_support::ExpectSameExploration;
 using test_support::Step;
 
 // Runs every branch it is told of at once, the last announced first (the most out of order a
-// pool of workers could be), and hands each over when the search asks for it.
+// pool of workers could be), and hands each over when the search asks for it. Requests and runs
+// go through the codec, as they go through a worker's pipe.
 class AheadRunner final : public BranchRunner {
  public:
   AheadRunner(const ModelProgram& program, const ExplorerOptions& options, StrategyKind bounding)
@@ -38,14 +42,12 @@ class AheadRunner final : public BranchRunner {
         return run;
       }
     }
-    return RunBranch(branch, options_.liveness, options_.state_cache, bounding_, backend_);
+    return RunInWorker(branch, retry);
   }
 
   void Upcoming(const std::vector<const Branch*>& next) override {
     for (auto item = next.rbegin(); item != next.rend(); ++item) {
-      if (ran_.count((*item)->serial) == 0) {
-        ran_.emplace((*item)->serial, RunBranch(**item, options_.liveness, options_.state_cache, bounding_, backend_));
-      }
+      if (ran_.count((*item)->serial) == 0) ran_.emplace((*item)->serial, RunInWorker(**item, false));
     }
   }
 
@@ -59,6 +61,17 @@ class AheadRunner final : public BranchRunner {
   uint64_t dropped_ = 0;
 
  private:
+  BranchRun RunInWorker(const Branch& branch, bool retry) {
+    const std::optional<BranchRequest> request = DecodeBranchRequest(EncodeBranchRequest(branch, retry));
+    EXPECT_TRUE(request.has_value());
+    EXPECT_EQ(request->serial, branch.serial);
+    BranchRun run = RunBranch(request->branch, options_.liveness, options_.state_cache, bounding_, backend_);
+    std::optional<std::pair<uint64_t, BranchRun>> decoded = DecodeBranchRun(EncodeBranchRun(branch.serial, run));
+    EXPECT_TRUE(decoded.has_value());
+    EXPECT_EQ(decoded->first, branch.serial);
+    return std::move(decoded->second);
+  }
+
   ModelBackend backend_;
   ExplorerOptions options_;
   StrategyKind bounding_;
@@ -75,25 +88,6 @@ class AheadBackend final : public ExecutionBackend {
   ModelBackend inner_;
   AheadRunner runner_;
 };
-
-void ExpectSame(const ExplorationResult& one, const ExplorationResult& ahead) {
-  EXPECT_EQ(one.executions, ahead.executions);
-  EXPECT_EQ(one.coverage.schedules, ahead.coverage.schedules);
-  EXPECT_EQ(one.coverage.cache_pruned, ahead.coverage.cache_pruned);
-  EXPECT_EQ(one.coverage.pruned, ahead.coverage.pruned);
-  EXPECT_EQ(one.coverage.complete, ahead.coverage.complete);
-  EXPECT_EQ(one.coverage.bound_completed, ahead.coverage.bound_completed);
-  EXPECT_EQ(one.end, ahead.end);
-  EXPECT_EQ(one.bound, ahead.bound);
-  EXPECT_EQ(one.schedules_digest, ahead.schedules_digest);
-  EXPECT_EQ(one.replayed_prefixes, ahead.replayed_prefixes);
-  ASSERT_EQ(one.bugs.size(), ahead.bugs.size());
-  for (size_t i = 0; i < one.bugs.size(); ++i) {
-    EXPECT_EQ(one.bugs[i].execution, ahead.bugs[i].execution);
-    EXPECT_EQ(one.bugs[i].preemptions, ahead.bugs[i].preemptions);
-    EXPECT_EQ(ScheduleDigest(one.bugs[i].schedule), ScheduleDigest(ahead.bugs[i].schedule));
-  }
-}
 
 // Three threads on their own counters and one shared: states repeat, so the cache prunes.
 ModelProgram Counters() {
@@ -161,7 +155,7 @@ TEST(BranchRunnerTest, BranchesRunAheadAndOutOfOrderComeToWhatOneAtATimeComesTo)
     const ExplorationResult one = Explorer(c.options, plain).Explore();
     AheadBackend ahead(c.program, c.options);
     const ExplorationResult parallel = Explorer(c.options, ahead).Explore();
-    ExpectSame(one, parallel);
+    ExpectSameExploration(one, parallel);
     // It did run ahead: nearly every execution the search took in had run before it was asked.
     EXPECT_GT(ahead.runner_.taken_from_ahead_ * 2, ahead.runner_.asked_);
   }
@@ -191,6 +185,93 @@ TEST(BranchRunnerTest, WorkLeftOutForTheLimitIsToldToTheRunner) {
   EXPECT_EQ(result.executions, 10u);
   EXPECT_EQ(result.end, SearchEnd::kMaxExecutions);
   EXPECT_GT(ahead.runner_.dropped_, 0u);
+}
+
+TEST(BranchCodecTest, EveryFieldSurvivesAndDamageDecodesToNothing) {
+  BranchRun run;
+  run.summary.outcome = Outcome::kDeadlock;
+  run.summary.message = "deadlock\n\0 between threads";
+  run.summary.signature = "sig";
+  SyscallEvent event;
+  event.thread = ThreadId{3};
+  event.syscall = 257;
+  event.exit = true;
+  event.result = -2;
+  event.sample = "/tmp/x";
+  event.ip = 0x401000;
+  run.summary.names = {event};
+  run.summary.threads = {StoppedThread{2, "futex(0x4040, FUTEX_WAIT)", {"#0 main", "#1 start"}}};
+  RecordedDecision decision;
+  decision.current = ThreadId{1};
+  decision.stop = StopReason::kBlocked;
+  decision.point.op = OpKind::kAtomic;
+  decision.point.instruction = 0x1234;
+  decision.point.resource = 0xdead;
+  decision.picked = ThreadId{2};
+  decision.fired_early = true;
+  run.decisions = {decision, RecordedDecision{}};
+  run.alternatives = {{1, ThreadId{4}, 2}};
+  run.visits = {{1, 77, {4, true}, 1}};
+  run.preemptions = 5;
+  run.spent = 6;
+  run.preemption_decisions = {0, 1};
+  run.strategy = "db";
+  DivergencePoint where;
+  where.decision = 1;
+  where.expected = decision;
+  where.found_thread = ThreadId{9};
+  where.message = "parted";
+  run.diverged = where;
+  run.observed = std::string("\x01\x02\0tail", 7);
+
+  const std::string bytes = EncodeBranchRun(42, run);
+  const auto decoded = DecodeBranchRun(bytes);
+  ASSERT_TRUE(decoded.has_value());
+  EXPECT_EQ(decoded->first, 42u);
+  const BranchRun& back = decoded->second;
+  EXPECT_EQ(back.summary.outcome, Outcome::kDeadlock);
+  EXPECT_EQ(back.summary.message, run.summary.message);
+  ASSERT_EQ(back.summary.names.size(), 1u);
+  EXPECT_EQ(back.summary.names[0].result, -2);
+  EXPECT_EQ(back.summary.names[0].sample, "/tmp/x");
+  EXPECT_EQ(back.summary.names[0].ip, 0x401000u);
+  ASSERT_EQ(back.summary.threads.size(), 1u);
+  EXPECT_EQ(back.summary.threads[0].stack, run.summary.threads[0].stack);
+  EXPECT_EQ(ScheduleDigest(back.decisions), ScheduleDigest(run.decisions));
+  EXPECT_EQ(back.decisions[0].point.instruction, 0x1234u);
+  EXPECT_EQ(back.decisions[0].stop, StopReason::kBlocked);
+  EXPECT_TRUE(back.decisions[0].fired_early);
+  EXPECT_FALSE(back.decisions[1].current.has_value());
+  ASSERT_EQ(back.alternatives.size(), 1u);
+  EXPECT_EQ(back.alternatives[0].cost, 2u);
+  ASSERT_EQ(back.visits.size(), 1u);
+  EXPECT_EQ(back.visits[0].state, 77u);
+  EXPECT_TRUE(back.visits[0].last == (StateCache::Last{4, true}));
+  EXPECT_EQ(back.preemption_decisions, run.preemption_decisions);
+  ASSERT_TRUE(back.diverged.has_value());
+  EXPECT_EQ(back.diverged->found_thread, ThreadId{9});
+  EXPECT_EQ(back.diverged->expected->picked, ThreadId{2});
+  EXPECT_EQ(back.observed, run.observed);
+  // Cut anywhere, or with a byte more, it is not a message.
+  for (size_t size = 0; size < bytes.size(); ++size) EXPECT_FALSE(DecodeBranchRun(bytes.substr(0, size))) << size;
+  EXPECT_FALSE(DecodeBranchRun(bytes + "x"));
+
+  Branch branch;
+  branch.path = std::make_shared<ExecutionPath>(ExecutionPath{3, {decision, decision, decision}, {}});
+  branch.decision = 1;
+  branch.choice = ThreadId{7};
+  branch.spent = 2;
+  branch.serial = 99;
+  const std::string request_bytes = EncodeBranchRequest(branch, true);
+  const auto request = DecodeBranchRequest(request_bytes);
+  ASSERT_TRUE(request.has_value());
+  EXPECT_EQ(request->serial, 99u);
+  EXPECT_TRUE(request->retry);
+  EXPECT_EQ(request->branch.decision, 1u);
+  EXPECT_EQ(request->branch.choice, ThreadId{7});
+  EXPECT_EQ(request->branch.spent, 2u);
+  EXPECT_EQ(request->branch.path->decisions.size(), 2u);  // the prefix only
+  for (size_t size = 0; size < request_bytes.size(); ++size) EXPECT_FALSE(DecodeBranchRequest(request_bytes.substr(0, size)));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "search/explorer.h"
+#include "search/shard.h"
 
 namespace chess::search::test_support {
 
@@ -165,6 +166,26 @@ inline ModelProgram Alternation() {
     return order == bad ? Outcome::kSignal : Outcome::kOk;
   };
   return program;
+}
+
+// Two searches of the same space came to the same thing: counts, coverage, schedules and bugs.
+inline void ExpectSameExploration(const ExplorationResult& one, const ExplorationResult& ahead) {
+  EXPECT_EQ(one.executions, ahead.executions);
+  EXPECT_EQ(one.coverage.schedules, ahead.coverage.schedules);
+  EXPECT_EQ(one.coverage.cache_pruned, ahead.coverage.cache_pruned);
+  EXPECT_EQ(one.coverage.pruned, ahead.coverage.pruned);
+  EXPECT_EQ(one.coverage.complete, ahead.coverage.complete);
+  EXPECT_EQ(one.coverage.bound_completed, ahead.coverage.bound_completed);
+  EXPECT_EQ(one.end, ahead.end);
+  EXPECT_EQ(one.bound, ahead.bound);
+  EXPECT_EQ(one.schedules_digest, ahead.schedules_digest);
+  EXPECT_EQ(one.replayed_prefixes, ahead.replayed_prefixes);
+  ASSERT_EQ(one.bugs.size(), ahead.bugs.size());
+  for (size_t i = 0; i < one.bugs.size(); ++i) {
+    EXPECT_EQ(one.bugs[i].execution, ahead.bugs[i].execution);
+    EXPECT_EQ(one.bugs[i].preemptions, ahead.bugs[i].preemptions);
+    EXPECT_EQ(ScheduleDigest(one.bugs[i].schedule), ScheduleDigest(ahead.bugs[i].schedule));
+  }
 }
 
 }  // namespace chess::search::test_support

@@ -1,0 +1,82 @@
+// WorkerPool: the workers of `explore -j N` (docs/scale.md). Each is a chess-trace process
+// forked when the search starts, pinned to a CPU of its own, with its own namespaces, fork-server
+// template and output capture, that runs the branches it is sent and sends back what they came
+// to (search/branch_codec.h). The pool is the search's BranchRunner: it keeps every worker busy
+// with the branches the search announced, earliest first, and hands each run over when the
+// search asks for it — the search takes executions in exactly the order of -j 1, so its counts,
+// coverage and first bug are -j 1's.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "search/branch_run.h"
+#include "search/result.h"
+
+namespace chess::cli {
+
+class WorkerPool final : public search::BranchRunner {
+ public:
+  // What a worker process does: serve the requests read from `requests` with runs written to
+  // `runs` (ServeBranches), until the pool closes its end. `index`: 0 … count-1.
+  using WorkerMain = std::function<void(int requests, int runs, size_t index)>;
+  // Told of every run as the search takes it (the backend's tallies take its observations then).
+  using Taken = std::function<void(const search::BranchRun& run)>;
+
+  static Result<std::unique_ptr<WorkerPool>> Start(size_t count, const WorkerMain& main, Taken taken);
+  ~WorkerPool() override;
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  search::BranchRun Run(const search::Branch& branch, bool retry) override;
+  void Upcoming(const std::vector<const search::Branch*>& next) override;
+  void Dropped(uint64_t serial) override;
+
+  size_t Size() const { return workers_.size(); }
+  // Executions the workers ran that the search never took (it ended first): work -j 1 would not
+  // have done.
+  uint64_t Unused() const { return finished_unused_ + done_.size() + InFlight(); }
+
+ private:
+  struct Worker {
+    pid_t pid = -1;
+    int requests = -1;  // the pool writes here
+    int runs = -1;      // … and reads here
+    std::optional<uint64_t> running;  // the serial of the branch it runs
+  };
+  WorkerPool() = default;
+  size_t InFlight() const;
+  // Gives idle workers the earliest announced branches not yet started.
+  void Fill();
+  bool Send(Worker& worker, const search::Branch& branch, bool retry);
+  // How far ahead of the search the workers run, in branches: enough to keep each busy while the
+  // search takes runs in, few enough that the runs waiting to be taken stay small.
+  size_t Window() const { return 4 * workers_.size(); }
+  // Waits for any busy worker's run and files it (the worker is idle then, for the caller to
+  // fill); false when a worker died or chess-trace was asked to stop (error_ says which).
+  bool Collect();
+  search::BranchRun Failed() const;
+
+  std::vector<Worker> workers_;
+  Taken taken_;
+  std::vector<uint64_t> order_;              // the serials announced last, in the search's order
+  std::map<uint64_t, search::Branch> waiting_;  // announced, not started (a branch shares its path)
+  std::map<uint64_t, search::BranchRun> done_;  // ran ahead, not yet taken
+  std::set<uint64_t> dropped_;  // started, then dropped by the search: their runs are discarded
+  uint64_t finished_unused_ = 0;
+  std::string error_;  // set once a worker died: every later run is an error
+};
+
+// The worker's side: reads branch requests from `requests` and writes, for each, what `run`
+// made of it, until `requests` ends. Returns the exit status for the worker process.
+int ServeBranches(int requests, int runs, const std::function<search::BranchRun(const search::Branch&)>& run);
+
+}  // namespace chess::cli

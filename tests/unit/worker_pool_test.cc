@@ -1,0 +1,99 @@
+// -j's worker processes, over model programs: a search whose branches run in forked workers
+// (through the pipes and the codec) comes to what the search in one process comes to — with
+// and without the state cache, with a bug, with --max-executions — and a worker that dies ends
+// the search as an error that says so, never as a hang.
+#include "cli/worker_pool.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "search/explorer.h"
+#include "tests/unit/model_program.h"
+
+namespace chess::cli {
+namespace {
+
+using search::ExplorationResult;
+using search::ExplorerOptions;
+using search::test_support::Alternation;
+using search::test_support::Independent;
+using search::test_support::ModelBackend;
+using search::test_support::ModelProgram;
+
+class PooledBackend final : public search::ExecutionBackend {
+ public:
+  explicit PooledBackend(WorkerPool& pool) : pool_(pool) {}
+  search::ExecutionSummary Execute(search::Strategy&) override {
+    ADD_FAILURE() << "every execution should run in a worker";
+    return {};
+  }
+  search::BranchRunner* Branches() override { return &pool_; }
+
+ private:
+  WorkerPool& pool_;
+};
+
+// Workers that run `program`; `dies_after`: the number of branches each serves before it exits.
+std::unique_ptr<WorkerPool> Workers(const ModelProgram& program, const ExplorerOptions& options, size_t count,
+                                    uint64_t* taken, std::optional<int> dies_after = std::nullopt) {
+  auto started = WorkerPool::Start(
+      count,
+      [&](int requests, int runs, size_t) {
+        ModelBackend backend(program);
+        int served = 0;
+        const int status = ServeBranches(requests, runs, [&](const search::Branch& branch) {
+          if (dies_after && served++ == *dies_after) _exit(3);
+          return search::RunBranch(branch, options.liveness, options.state_cache, options.strategy, backend);
+        });
+        _exit(status);
+      },
+      [taken](const search::BranchRun&) { ++*taken; });
+  EXPECT_TRUE(started) << (started ? "" : started.error());
+  return started ? std::move(*started) : nullptr;
+}
+
+void ExpectSameSearch(const ModelProgram& program, const ExplorerOptions& options) {
+  ModelBackend plain(program);
+  const ExplorationResult one = search::Explorer(options, plain).Explore();
+  uint64_t taken = 0;
+  std::unique_ptr<WorkerPool> pool = Workers(program, options, 2, &taken);
+  ASSERT_NE(pool, nullptr);
+  PooledBackend pooled(*pool);
+  const ExplorationResult parallel = search::Explorer(options, pooled).Explore();
+  search::test_support::ExpectSameExploration(one, parallel);
+  // Every execution the search took came through the pool, each taken once.
+  EXPECT_EQ(taken, parallel.executions);
+}
+
+TEST(WorkerPoolTest, TwoWorkerProcessesComeToWhatOneProcessComesTo) {
+  ExplorerOptions options;
+  options.state_cache = false;
+  ExpectSameSearch(Independent(3, 2), options);
+  options.state_cache = true;
+  ExpectSameSearch(Independent(3, 2), options);
+  ExpectSameSearch(Alternation(), options);
+  options.max_executions = 17;
+  ExpectSameSearch(Independent(3, 3), options);
+  options = ExplorerOptions{};
+  options.strategy = search::StrategyKind::kDb;
+  ExpectSameSearch(Independent(3, 2), options);
+}
+
+TEST(WorkerPoolTest, AWorkerThatDiesEndsTheSearchAsAnErrorThatSaysSo) {
+  ExplorerOptions options;
+  options.state_cache = false;
+  uint64_t taken = 0;
+  std::unique_ptr<WorkerPool> pool = Workers(Independent(3, 3), options, 2, &taken, 3);
+  ASSERT_NE(pool, nullptr);
+  PooledBackend pooled(*pool);
+  const ExplorationResult result = search::Explorer(options, pooled).Explore();
+  EXPECT_EQ(result.end, search::SearchEnd::kError);
+  ASSERT_TRUE(result.error.has_value());
+  EXPECT_NE(result.error->message.find("died running an execution"), std::string::npos) << result.error->message;
+  EXPECT_NE(result.error->message.find("exited with status 3"), std::string::npos) << result.error->message;
+}
+
+}  // namespace
+}  // namespace chess::cli
