@@ -1176,7 +1176,7 @@ def main():
     elif args.check == "trace-is-zstd":
         trace_is_zstd(args.chess_trace, args.program)
     elif args.check == "replay-stop-signal":
-        replay_stop_signal(args.chess_trace, args.signal, args.code, args.program, args.stderr)
+        replay_stop_signal(args.chess_trace, args.signal, args.code, args.program)
     elif args.check == "clean-report-and-log":
         clean_report_and_log(args.chess_trace, args.program)
     elif args.check == "late-input":
