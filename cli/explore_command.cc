@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -22,6 +23,7 @@
 #include "cli/report.h"
 #include "cli/search_identity.h"
 #include "cli/trace_recording.h"
+#include "cli/checkpoint.h"
 #include "cli/worker_pool.h"
 #include "search/explorer.h"
 #include "cli/oracle_judge.h"
@@ -138,6 +140,9 @@ class Search {
   void ShowProgress(const search::ExplorerProgress& progress);
   // -j: forks the workers before the search's first execution; the error says why it could not.
   Result<void> StartWorkers();
+  // --checkpoint / --resume: from now on the search's runs are logged to the file, or taken
+  // again from it first; the error says why the file cannot be used (bad input: exit 125).
+  Result<void> StartCheckpoint(const SearchIdentity& identity);
   // A worker's life: its own CPU, namespaces, template and capture, then the branches it is
   // sent, until the search closes its requests.
   [[noreturn]] void WorkerMain(int requests, int runs, size_t index);
@@ -160,6 +165,8 @@ class Search {
   // --sync-points atomics: the sites every execution has, as they were learned.
   std::optional<AtomicPointsSeen> atomics_;
   std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<CheckpointRunner> checkpoint_;
+  std::optional<cpu_set_t> search_pin_;  // -j: the CPU the search's process had before its workers
   size_t summary_jobs_ = 1;
   uint64_t ran_ahead_unused_ = 0;
 };
@@ -193,6 +200,56 @@ Result<void> Search::StartWorkers() {
   if (!started) return Error{"-j: " + started.error()};
   workers_ = std::move(*started);
   backend_.RunBranchesOn(workers_.get());
+  // The search's own process mostly waits for its workers' runs: it takes whichever CPU a worker
+  // leaves free for a moment, instead of sharing the one it was pinned to with a busy worker.
+  // Its pin comes back when the workers are gone (a bug's trace is recorded on it).
+  cpu_set_t own;
+  if (!execution_.options.visible_affinity.empty() && sched_getaffinity(0, sizeof own, &own) == 0) {
+    cpu_set_t any;
+    CPU_ZERO(&any);
+    for (int cpu : cpus) {
+      if (cpu < CPU_SETSIZE) CPU_SET(cpu, &any);
+    }
+    if (sched_setaffinity(0, sizeof any, &any) == 0) search_pin_ = own;
+  }
+  return {};
+}
+
+Result<void> Search::StartCheckpoint(const SearchIdentity& identity) {
+  const bool resuming = !options_.resume_path.empty();
+  if (!resuming && options_.checkpoint_path.empty()) return {};
+  CheckpointHeader header{ToolVersion(), identity.fields};
+  header.identity.emplace_back("shard", options_.shard.Name());
+  std::unique_ptr<CheckpointFile> file;
+  std::deque<LoggedRun> runs;
+  if (resuming) {
+    auto opened = CheckpointFile::Open(options_.resume_path);
+    if (!opened) return Error{opened.error()};
+    if (const std::string differs = CheckpointMismatch(opened->header, header); !differs.empty()) {
+      return Error{"--resume " + options_.resume_path + ": the checkpoint is of another search: " + differs};
+    }
+    if (opened->dropped_bytes > 0) {
+      messages_.Say("--resume: the checkpoint's last " + std::to_string(opened->dropped_bytes) +
+                    " bytes are a run cut short (the machine stopped while it was written): it runs again");
+    }
+    file = std::move(opened->file);
+    runs = std::move(opened->runs);
+  } else {
+    auto created = CheckpointFile::Create(options_.checkpoint_path, header);
+    if (!created) return Error{created.error()};
+    file = std::move(*created);
+  }
+  const search::LivenessLimits liveness = Liveness(options_);
+  checkpoint_ = std::make_unique<CheckpointRunner>(
+      std::move(file), std::move(runs), workers_.get(),
+      [this, liveness](const search::Branch& branch) {
+        search::BranchRun run = search::RunBranch(branch, liveness, options_.state_cache, options_.strategy, backend_);
+        run.observed = backend_.TakeObservation();
+        return run;
+      },
+      [this](const search::BranchRun& run) { backend_.Absorb(run.observed); },
+      [](const search::BranchRun&) { return supervisor::PendingStopSignal() == 0; });
+  backend_.RunBranchesOn(checkpoint_.get());
   return {};
 }
 
@@ -399,13 +456,30 @@ int Search::Run() {
     messages_.Say(started.error());
     return kExitError;
   }
+  if (auto checkpointed = StartCheckpoint(identity); !checkpointed) {
+    backend_.RunBranchesOn(nullptr);
+    workers_.reset();
+    backend_.EndCapture();
+    messages_.Say(checkpointed.error());
+    return kExitError;
+  }
   search::Explorer explorer(options, backend_);
   const search::ExplorationResult result = explorer.Explore(hooks);
+  CheckpointSummary checkpointed;
+  if (checkpoint_) {
+    checkpointed.path = options_.resume_path.empty() ? options_.checkpoint_path : options_.resume_path;
+    checkpointed.resumed = !options_.resume_path.empty();
+    checkpointed.resumed_executions = checkpoint_->Resumed();
+    checkpointed.write_error = checkpoint_->WriteError();
+    backend_.RunBranchesOn(workers_.get());
+    checkpoint_.reset();  // its last runs reach the disk
+  }
   if (workers_) {
     summary_jobs_ = workers_->Size();
     ran_ahead_unused_ = workers_->Unused();
     backend_.RunBranchesOn(nullptr);
     workers_.reset();  // before the bugs' traces are recorded here: the CPUs are free again
+    if (search_pin_) sched_setaffinity(0, sizeof *search_pin_, &*search_pin_);
   }
   backend_.EndCapture();
   messages_.ClearLive();
@@ -414,6 +488,7 @@ int Search::Run() {
   summary.result = &result;
   summary.jobs = summary_jobs_;
   summary.ran_ahead_unused = ran_ahead_unused_;
+  summary.checkpoint = checkpointed;
   summary.bugs = bugs_;
   summary.preemption_bound = options_.preemption_bound;
   summary.shard = options_.shard;
@@ -650,6 +725,17 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
             return parsed.shard ? std::string() : parsed.error;
           },
           ""));
+  explore->add_option("--checkpoint", options.checkpoint_path,
+                      "Save the search to FILE (a new file) as it goes, an execution at a time, so that --resume FILE "
+                      "continues it after a Ctrl-C, --time-limit, a SIGKILL or a crash of the machine (what reached "
+                      "the disk: at most the last 5 s are lost). pb and db (docs/scale.md)")
+      ->type_name("FILE");
+  explore->add_option("--resume", options.resume_path,
+                      "Continue the search saved in FILE by --checkpoint, with the same program and options "
+                      "(--time-limit may differ): its executions are taken again without running them — the "
+                      "state cache, the rounds and the bugs come back as they were — then the search goes on, "
+                      "still saving to FILE. Its executions count and coverage are the whole search's")
+      ->type_name("FILE");
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")
@@ -674,6 +760,34 @@ int ExploreCommand(const ExploreOptions& options) {
                  std::string(search::StrategyName(options.strategy)) +
                  " is not split between workers yet: give its samples to separate processes with --shard I/N");
     return kExitError;
+  }
+  if (!options.checkpoint_path.empty() || !options.resume_path.empty()) {
+    const std::string flag = options.resume_path.empty() ? "--checkpoint" : "--resume";
+    if (!options.checkpoint_path.empty() && !options.resume_path.empty()) {
+      messages.Say("--resume FILE goes on saving to FILE: give --checkpoint only to start a new checkpoint");
+      return kExitError;
+    }
+    if (!search::Bounded(options.strategy)) {
+      messages.Say(flag + " saves a pb or db search; --strategy " + std::string(search::StrategyName(options.strategy)) +
+                   " cannot be saved yet: bound its work with --max-executions or --time-limit instead");
+      return kExitError;
+    }
+    if (options.same_output) {
+      messages.Say(flag + ": --same-output's reference is not saved in a checkpoint yet; judge the output with "
+                   "--expect-stdout or --fail-on-output");
+      return kExitError;
+    }
+    struct stat existing;
+    if (!options.checkpoint_path.empty() && lstat(options.checkpoint_path.c_str(), &existing) == 0) {
+      messages.Say("--checkpoint " + options.checkpoint_path + ": the file exists; continue its search with --resume " +
+                   options.checkpoint_path + ", or remove it to start over");
+      return kExitError;
+    }
+    if (!options.resume_path.empty() && access(options.resume_path.c_str(), R_OK | W_OK) != 0) {
+      messages.Say("--resume " + options.resume_path + ": " + std::strerror(errno) +
+                   " (it must be a checkpoint this user can read and extend)");
+      return kExitError;
+    }
   }
   if (options.jobs != 1 && options.same_output) {
     messages.Say("-j: --same-output's reference execution is not shared with workers yet; search with -j 1, or "

@@ -41,6 +41,8 @@ struct ExploreOptions {
   bool quiet = false;
   std::vector<std::string> focus;  // --focus: the programs whose threads are searched
   search::Shard shard;             // --shard I/N: the part of the search this process runs
+  std::string checkpoint_path;     // --checkpoint FILE: a new checkpoint of this search
+  std::string resume_path;         // --resume FILE: the checkpoint this search continues (and extends)
   uint32_t jobs = 1;               // -j N: worker processes (0: one per CPU chess-trace may use)
 };
 

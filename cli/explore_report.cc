@@ -339,6 +339,28 @@ std::string DescribeCriticalPair(const search::CriticalPair& pair, const Reporte
          access(pair.went_first_at) + " the same memory ran first";
 }
 
+// --checkpoint and --resume: what the file holds now, and how to go on from it.
+std::string CheckpointText(const SearchSummary& s) {
+  const CheckpointSummary& c = s.checkpoint;
+  if (c.path.empty()) return "";
+  std::string text;
+  if (c.resumed) {
+    text += "  resumed from " + c.path + ": its " + Plural(c.resumed_executions, "execution was", "executions were") +
+            " taken again without running\n";
+  }
+  if (!c.write_error.empty()) {
+    text += "  warning: the checkpoint stopped being written (" + c.write_error +
+            "): a resume goes on from the last execution it holds\n";
+  }
+  if (s.interrupted || s.time_limited) {
+    text += "  checkpoint: " + c.path + "; go on with the same command, --resume " + c.path +
+            " in place of --checkpoint\n";
+  } else {
+    text += "  checkpoint: " + c.path + " (the search it holds has ended)\n";
+  }
+  return text;
+}
+
 std::string ExploreTextReport(const SearchSummary& s) {
   const search::ExplorationResult& r = *s.result;
   std::ostringstream out;
@@ -424,6 +446,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
   out << "  " << searched;
   if (r.minimizing > 0) out << ", " << r.minimizing << " of them minimizing";
   out << "\n";
+  out << CheckpointText(s);
   return out.str();
 }
 
@@ -514,6 +537,17 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("replayed_prefixes").Int(static_cast<int64_t>(r.replayed_prefixes));
   json.Key("jobs").Int(static_cast<int64_t>(s.jobs));
   json.Key("ran_ahead_unused").Int(static_cast<int64_t>(s.ran_ahead_unused));
+  json.Key("checkpoint");
+  if (s.checkpoint.path.empty()) {
+    json.Null();
+  } else {
+    json.BeginObject();
+    json.Key("path").String(s.checkpoint.path);
+    json.Key("resumed").Bool(s.checkpoint.resumed);
+    json.Key("resumed_executions").Int(static_cast<int64_t>(s.checkpoint.resumed_executions));
+    json.Key("write_error").String(s.checkpoint.write_error);
+    json.EndObject();
+  }
   json.Key("schedules_digest").String(Hex64(r.schedules_digest));
   json.EndObject();
   if (s.visibility.atomics) s.visibility.atomics->WriteJson(json);

@@ -31,9 +31,18 @@ struct ReportedBug {
   std::map<uint64_t, search::CodeLocation> instruction_locations;
 };
 
+// --checkpoint FILE / --resume FILE, as the report tells it.
+struct CheckpointSummary {
+  std::string path;                 // empty: no checkpoint
+  bool resumed = false;             // --resume: the search went on from the file
+  uint64_t resumed_executions = 0;  // executions taken from it instead of being run
+  std::string write_error;          // why the file stopped being written, if it did
+};
+
 struct SearchSummary {
   const search::ExplorationResult* result = nullptr;
   size_t jobs = 1;                 // -j: the worker processes that ran the executions
+  CheckpointSummary checkpoint;    // --checkpoint, --resume
   uint64_t ran_ahead_unused = 0;   // executions they ran that the search ended before taking
   std::vector<ReportedBug> bugs;
   uint32_t preemption_bound = 0;

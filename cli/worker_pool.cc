@@ -15,37 +15,15 @@
 #include "search/branch_codec.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
+#include "supervisor/world/whole_io.h"
 
 namespace chess::cli {
 namespace {
 
-// A message is its size, then its bytes. Interrupted calls go on (the tick of a timer), unless
-// chess-trace is asked to stop.
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t written = write(fd, data, size);
-    if (written < 0 && errno == EINTR && supervisor::PendingStopSignal() == 0) continue;
-    if (written <= 0) return false;
-    data += written;
-    size -= static_cast<size_t>(written);
-  }
-  return true;
-}
-
-bool ReadAll(int fd, char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t got = read(fd, data, size);
-    if (got < 0 && errno == EINTR && supervisor::PendingStopSignal() == 0) continue;
-    if (got <= 0) return false;
-    data += got;
-    size -= static_cast<size_t>(got);
-  }
-  return true;
-}
-
-// A worker that died must not take chess-trace with it: SIGPIPE is held back while writing, and
-// one the write raised is taken off again (ignoring it process-wide would pass SIG_IGN on to the
-// program through execve).
+// A message is its size, then its bytes; a Ctrl-C ends a write or read that waits. A worker that
+// died must not take chess-trace with it: SIGPIPE is held back while writing, and one the write
+// raised is taken off again (ignoring it process-wide would pass SIG_IGN on to the program
+// through execve).
 bool WriteMessage(int fd, const std::string& bytes) {
   sigset_t pipe_signal;
   sigset_t previous;
@@ -54,7 +32,8 @@ bool WriteMessage(int fd, const std::string& bytes) {
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
   const uint64_t size = bytes.size();
   const bool written =
-      WriteAll(fd, reinterpret_cast<const char*>(&size), sizeof size) && WriteAll(fd, bytes.data(), bytes.size());
+      supervisor::WriteWhole(fd, reinterpret_cast<const char*>(&size), sizeof size, true) &&
+      supervisor::WriteWhole(fd, bytes.data(), bytes.size(), true);
   if (!written && errno == EPIPE) {
     const timespec now{};
     while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
@@ -67,11 +46,11 @@ bool WriteMessage(int fd, const std::string& bytes) {
 // Nullopt at the end of the stream or on an error.
 std::optional<std::string> ReadMessage(int fd) {
   uint64_t size = 0;
-  if (!ReadAll(fd, reinterpret_cast<char*>(&size), sizeof size)) return std::nullopt;
+  if (!supervisor::ReadWhole(fd, reinterpret_cast<char*>(&size), sizeof size, true)) return std::nullopt;
   constexpr uint64_t kLargest = uint64_t{1} << 32;  // a schedule of tens of millions of decisions
   if (size > kLargest) return std::nullopt;
   std::string bytes(size, '\0');
-  if (!ReadAll(fd, bytes.data(), size)) return std::nullopt;
+  if (!supervisor::ReadWhole(fd, bytes.data(), size, true)) return std::nullopt;
   return bytes;
 }
 
@@ -120,7 +99,13 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(size_t count, const Worker
     }
     close(requests[0]);
     close(runs[1]);
-    pool->workers_.push_back(Worker{pid, requests[1], runs[0], std::nullopt});
+    // A larger pipe lets larger requests queue behind a running one (best effort: the size
+    // granted is what counts).
+    fcntl(requests[1], F_SETPIPE_SZ, 1 << 20);
+    const int capacity = fcntl(requests[1], F_GETPIPE_SZ);
+    const size_t limit = capacity > 64 ? static_cast<size_t>(capacity) / 2 - sizeof(uint64_t) : 0;
+    pool->queued_request_limit_ = index == 0 ? limit : std::min(pool->queued_request_limit_, limit);
+    pool->workers_.push_back(Worker{pid, requests[1], runs[0], {}});
   }
   return pool;
 }
@@ -138,28 +123,45 @@ WorkerPool::~WorkerPool() {
 }
 
 size_t WorkerPool::InFlight() const {
-  return static_cast<size_t>(
-      std::count_if(workers_.begin(), workers_.end(), [](const Worker& worker) { return worker.running.has_value(); }));
+  size_t count = 0;
+  for (const Worker& worker : workers_) count += worker.running.size();
+  return count;
 }
 
-bool WorkerPool::Send(Worker& worker, const search::Branch& branch, bool retry) {
-  if (!WriteMessage(worker.requests, search::EncodeBranchRequest(branch, retry))) {
-    if (error_.empty()) error_ = "a worker of -j (pid " + std::to_string(worker.pid) + ") stopped taking work: " + DescribeExit(worker.pid);
+bool WorkerPool::Running(uint64_t serial) const {
+  return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.Has(serial); });
+}
+
+WorkerPool::Worker* WorkerPool::LeastLoaded(size_t size) {
+  Worker* least = nullptr;
+  for (Worker& worker : workers_) {
+    if (worker.pid <= 0 || worker.running.size() >= kDepth) continue;
+    if (!worker.running.empty() && size > queued_request_limit_) continue;
+    if (least == nullptr || worker.running.size() < least->running.size()) least = &worker;
+  }
+  return least;
+}
+
+bool WorkerPool::Send(Worker& worker, uint64_t serial, const std::string& request) {
+  if (!WriteMessage(worker.requests, request)) {
+    if (error_.empty()) error_ = "a worker of -j (pid " + std::to_string(worker.pid) + ") died before its next execution: " + DescribeExit(worker.pid);
     worker.pid = -1;
     return false;
   }
-  worker.running = branch.serial;
+  worker.running.push_back(serial);
   return true;
 }
 
 void WorkerPool::Fill() {
   if (!error_.empty()) return;
   for (size_t i = 0; i < order_.size() && i < Window(); ++i) {
-    auto idle = std::find_if(workers_.begin(), workers_.end(), [](const Worker& w) { return !w.running && w.pid > 0; });
-    if (idle == workers_.end()) return;
+    if (LeastLoaded(0) == nullptr) return;
     auto waiting = waiting_.find(order_[i]);
     if (waiting == waiting_.end()) continue;  // started, or done
-    if (!Send(*idle, waiting->second, false)) return;
+    const std::string request = search::EncodeBranchRequest(waiting->second, false);
+    Worker* free = LeastLoaded(request.size());
+    if (free == nullptr) return;  // too large to queue: it waits for an idle worker
+    if (!Send(*free, order_[i], request)) return;
     waiting_.erase(waiting);
   }
 }
@@ -168,7 +170,7 @@ bool WorkerPool::Collect() {
   std::vector<pollfd> polled;
   std::vector<Worker*> busy;
   for (Worker& worker : workers_) {
-    if (!worker.running) continue;
+    if (worker.running.empty()) continue;
     polled.push_back({worker.runs, POLLIN, 0});
     busy.push_back(&worker);
   }
@@ -187,8 +189,9 @@ bool WorkerPool::Collect() {
   for (size_t i = 0; i < polled.size(); ++i) {
     if (polled[i].revents == 0) continue;
     Worker& worker = *busy[i];
-    const uint64_t serial = *worker.running;
-    worker.running.reset();
+    // A worker answers in the order it was sent branches.
+    const uint64_t serial = worker.running.front();
+    worker.running.pop_front();
     std::optional<std::string> message = ReadMessage(worker.runs);
     auto decoded = message ? search::DecodeBranchRun(*message) : std::nullopt;
     if (!decoded || decoded->first != serial) {
@@ -224,15 +227,12 @@ search::BranchRun WorkerPool::Run(const search::Branch& branch, bool retry) {
     // Its first run was taken: this one is asked for now, and goes first.
     done_.erase(serial);
   }
-  const auto running = [&] {
-    return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.running == serial; });
-  };
-  if (retry || (done_.count(serial) == 0 && !running())) {
-    // Not started: on the first worker free, before any branch announced after it.
+  if (retry || (done_.count(serial) == 0 && !Running(serial))) {
+    // Not started: on the least busy worker, before any branch announced after it.
+    const std::string request = search::EncodeBranchRequest(branch, retry);
     while (error_.empty()) {
-      auto idle = std::find_if(workers_.begin(), workers_.end(), [](const Worker& w) { return !w.running && w.pid > 0; });
-      if (idle != workers_.end()) {
-        Send(*idle, branch, retry);
+      if (Worker* free = LeastLoaded(request.size()); free != nullptr) {
+        Send(*free, serial, request);
         break;
       }
       if (!Collect()) break;
@@ -255,9 +255,7 @@ void WorkerPool::Upcoming(const std::vector<const search::Branch*>& next) {
   order_.clear();
   for (const search::Branch* branch : next) {
     order_.push_back(branch->serial);
-    const bool known = waiting_.count(branch->serial) > 0 || done_.count(branch->serial) > 0 ||
-                       std::any_of(workers_.begin(), workers_.end(),
-                                   [&](const Worker& w) { return w.running == branch->serial; });
+    const bool known = waiting_.count(branch->serial) > 0 || done_.count(branch->serial) > 0 || Running(branch->serial);
     if (!known) waiting_.emplace(branch->serial, *branch);
   }
   Fill();
@@ -269,9 +267,7 @@ void WorkerPool::Dropped(uint64_t serial) {
     ++finished_unused_;
     return;
   }
-  if (std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.running == serial; })) {
-    dropped_.insert(serial);
-  }
+  if (Running(serial)) dropped_.insert(serial);
 }
 
 int ServeBranches(int requests, int runs, const std::function<search::BranchRun(const search::Branch&)>& run) {

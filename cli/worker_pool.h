@@ -9,7 +9,9 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,17 +52,29 @@ class WorkerPool final : public search::BranchRunner {
     pid_t pid = -1;
     int requests = -1;  // the pool writes here
     int runs = -1;      // … and reads here
-    std::optional<uint64_t> running;  // the serial of the branch it runs
+    // The serials of the branches sent to it, in order: it runs the first, and the others wait in
+    // its pipe, so that it starts the next the moment it is done instead of waiting for the
+    // search's process to take its run in (which shares a CPU with a worker).
+    std::deque<uint64_t> running;
+    bool Has(uint64_t serial) const { return std::find(running.begin(), running.end(), serial) != running.end(); }
   };
+  // Branches a worker holds at most: the one it runs and the next.
+  static constexpr size_t kDepth = 2;
   WorkerPool() = default;
   size_t InFlight() const;
-  // Gives idle workers the earliest announced branches not yet started.
+  bool Running(uint64_t serial) const;
+  // The live worker with the fewest branches, if it has room for one more request of `size`
+  // bytes; null otherwise. A busy worker reads its next request only when its execution ends, so
+  // it is sent one only if it fits in its pipe beside another: the pool never blocks writing to a
+  // worker that is blocked writing its run to the pool.
+  Worker* LeastLoaded(size_t size);
+  // Gives workers with room the earliest announced branches not yet started.
   void Fill();
-  bool Send(Worker& worker, const search::Branch& branch, bool retry);
+  bool Send(Worker& worker, uint64_t serial, const std::string& request);
   // How far ahead of the search the workers run, in branches: enough to keep each busy while the
   // search takes runs in, few enough that the runs waiting to be taken stay small.
   size_t Window() const { return 4 * workers_.size(); }
-  // Waits for any busy worker's run and files it (the worker is idle then, for the caller to
+  // Waits for any busy worker's run and files it (the worker has room then, for the caller to
   // fill); false when a worker died or chess-trace was asked to stop (error_ says which).
   bool Collect();
   search::BranchRun Failed() const;
@@ -73,6 +87,7 @@ class WorkerPool final : public search::BranchRunner {
   std::set<uint64_t> dropped_;  // started, then dropped by the search: their runs are discarded
   uint64_t finished_unused_ = 0;
   std::string error_;  // set once a worker died: every later run is an error
+  size_t queued_request_limit_ = 0;  // the largest request queued behind a running one: half a pipe
 };
 
 // The worker's side: reads branch requests from `requests` and writes, for each, what `run`

@@ -25,7 +25,11 @@ std::optional<uint64_t> VdsoSyscallInstruction(pid_t tid) {
 
 std::variant<int64_t, std::string> InjectSyscall(const Thread& thread, const Registers& at_stop, int64_t nr,
                                                  const std::array<uint64_t, 6>& args) {
-  constexpr int64_t kGiveUpNanos = 1'000'000'000;  // the call cannot wait: only a dying thread is slower
+  // The calls injected cannot block, so a live thread comes back at once and a dying one reports
+  // its end; the bound is for a machine loaded many times over, where a thread may wait long for a
+  // CPU. (It was a second, and a loaded CI machine passed it: the thread came back later, at a
+  // syscall stop the supervisor no longer expected, and chess-trace stopped on an invariant.)
+  constexpr int64_t kGiveUpNanos = 60'000'000'000;
   const std::optional<uint64_t> instruction = VdsoSyscallInstruction(thread.tid);
   if (!instruction) return std::string("no syscall instruction in its vDSO");
   Registers call = at_stop;
@@ -69,7 +73,11 @@ std::variant<int64_t, std::string> InjectSyscall(const Thread& thread, const Reg
     if (done && syscall_stops < 2) done = ptrace::ResumeToSyscallExit(thread.tid);
   }
   ptrace::SetSignalMask(thread.tid, *mask);
-  if (!done) return std::string("the thread did not come back from the call");
+  if (!done) {
+    // Not left at the injected instruction: resumed as it is, it would make the call again.
+    (void)ptrace::SetRegisters(thread.tid, at_stop);
+    return std::string("the thread did not come back from the call");
+  }
   return after.Return();
 }
 

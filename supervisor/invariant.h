@@ -16,6 +16,11 @@ class InvariantContext {
                                 int line);
 };
 
+// Where an internal error and the crash reporter write: stderr, or while the program's output is
+// captured (fd 2 is then the program's), a copy of chess-trace's own stderr. Without it, the last
+// words of a chess-trace that dies during a search would go into the captured output, unread.
+void SetDiagnosticDescriptor(int fd);
+
 // Installs the handlers for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT (on an alternate stack,
 // so that a stack overflow is reported too): each writes what the signal was, where it came
 // from, a backtrace and the thread table to stderr, then dies of the same signal.

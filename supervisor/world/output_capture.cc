@@ -1,5 +1,7 @@
 #include "supervisor/world/output_capture.h"
 
+#include "supervisor/invariant.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -42,10 +44,12 @@ Result<void> OutputCapture::Begin() {
       return Error{"cannot capture the program's output: " + reason};
     }
   }
+  SetDiagnosticDescriptor(saved_[1]);
   return {};
 }
 
 CapturedOutput OutputCapture::End(size_t limit) {
+  SetDiagnosticDescriptor(STDERR_FILENO);
   CapturedOutput output;
   for (int stream = 0; stream < 2; ++stream) {
     const int target = stream + 1;

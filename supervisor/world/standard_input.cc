@@ -1,4 +1,5 @@
 #include "supervisor/world/standard_input.h"
+#include "supervisor/world/whole_io.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,18 +20,6 @@ std::string Mebibytes(size_t bytes) {
   return text;
 }
 
-// Writes all of `bytes` to `fd`, which has room for them (no call blocks).
-bool WriteAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Puts `fd` on 0 and closes the original.
 Result<void> MoveToStandardInput(int fd) {
   if (fd != 0) {
@@ -45,7 +34,7 @@ Result<void> MoveToStandardInput(int fd) {
 Result<void> ProvideFile(const std::string& bytes) {
   const int fd = memfd_create("stdin", MFD_CLOEXEC);
   if (fd < 0) return Error{std::string("cannot create standard input: memfd_create: ") + std::strerror(errno)};
-  if (!WriteAll(fd, bytes) || lseek(fd, 0, SEEK_SET) != 0) {
+  if (!WriteWhole(fd, bytes) || lseek(fd, 0, SEEK_SET) != 0) {
     const int saved = errno;
     close(fd);
     return Error{std::string("cannot fill standard input: ") + std::strerror(saved)};
@@ -117,7 +106,7 @@ Result<void> ProvideStandardInput(const CapturedInput& input, std::string* notic
     }
   }
   fcntl(ends[1], F_SETFL, O_NONBLOCK);
-  const bool written = WriteAll(ends[1], input.bytes);
+  const bool written = WriteWhole(ends[1], input.bytes);
   const int saved = errno;
   close(ends[1]);
   if (!written) {

@@ -430,16 +430,32 @@ def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, abse
     print(f"ok: exit {code}")
 
 
-def explore_with_report(chess_trace, work, name, options, program, timeout=TIMEOUT):
+def explore_with_report(chess_trace, work, name, options, program, timeout=TIMEOUT, arguments=()):
     """`chess-trace explore` in `work`, its report and traces named after `name`; exit 0 or 1
     expected. Returns (exit code, the report, stderr)."""
     report = os.path.join(work, name + ".json")
     code, _, err = run([chess_trace, "explore", "--quiet", "--out", os.path.join(work, name + "-traces"),
-                        "--report", report, *options, "--", program], timeout=timeout, cwd=work)
+                        "--report", report, *options, "--", program, *arguments], timeout=timeout, cwd=work)
     if code not in (0, 1):
         fail(f"explore {' '.join(options)} exited {code}:\n{err}")
     with open(report) as file:
         return code, json.load(file), err
+
+
+def search_summary(report):
+    """What two runs of one search must agree on: outcome, executions, coverage, the schedules'
+    digest and the bugs (execution, preemptions, outcome)."""
+    coverage = report["coverage"]
+    return {
+        "outcome": report["outcome"],
+        "executions": report["executions"],
+        "schedules": coverage["schedules"],
+        "cache_pruned": coverage.get("cache_pruned"),
+        "complete": coverage["complete"],
+        "bound_completed": coverage.get("bound_completed"),
+        "schedules_digest": report["search"]["schedules_digest"],
+        "bugs": [(bug["execution"], bug["preemptions"], bug["outcome"]) for bug in report["bugs"]],
+    }
 
 
 # `deterministic`: the output of a program under `chess-trace run` is a function of its --seed

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import explore_with_report, fail, run  # noqa: E402
+from harness import explore_with_report, fail, run, search_summary  # noqa: E402
 
 TIMEOUT = 900
 
@@ -23,26 +23,13 @@ def explore(chess_trace, work, name, options, program):
     return explore_with_report(chess_trace, work, name, options, program, TIMEOUT)
 
 
-def summary(report):
-    coverage = report["coverage"]
-    return {
-        "outcome": report["outcome"],
-        "executions": report["executions"],
-        "schedules": coverage["schedules"],
-        "cache_pruned": coverage.get("cache_pruned"),
-        "complete": coverage["complete"],
-        "bound_completed": coverage.get("bound_completed"),
-        "schedules_digest": report["search"]["schedules_digest"],
-        "bugs": [(bug["execution"], bug["preemptions"], bug["outcome"]) for bug in report["bugs"]],
-    }
-
 
 def same(chess_trace, jobs, program, options):
     with tempfile.TemporaryDirectory(prefix="chess-jobs-") as work:
         one_code, one, _ = explore(chess_trace, work, "one", options, program)
         code, many, err = explore(chess_trace, work, "many", [*options, "-j", str(jobs)], program)
-        if code != one_code or summary(many) != summary(one):
-            fail(f"-j {jobs} came to {summary(many)}\n-j 1 came to {summary(one)}\n{err}")
+        if code != one_code or search_summary(many) != search_summary(one):
+            fail(f"-j {jobs} came to {search_summary(many)}\n-j 1 came to {search_summary(one)}\n{err}")
         if many["search"]["jobs"] != jobs or one["search"]["jobs"] != 1:
             fail(f"the reports say -j {many['search']['jobs']} and -j {one['search']['jobs']}")
         if f"on {jobs} workers" not in err:
@@ -56,7 +43,7 @@ def same(chess_trace, jobs, program, options):
                 fail(f"the trace of -j {jobs}'s bug does not replay it (exit {replay_code}):\n{replay_err}")
             if not many["bugs"][0]["threads"]:
                 fail(f"-j {jobs}'s bug report has no threads: {many['bugs'][0]}")
-        print(f"-j {jobs} = -j 1: {summary(many)}; {many['search']['ran_ahead_unused']} executions ran ahead unused")
+        print(f"-j {jobs} = -j 1: {search_summary(many)}; {many['search']['ran_ahead_unused']} executions ran ahead unused")
 
 
 def refusals(chess_trace, program):

@@ -91,7 +91,8 @@ TEST(WorkerPoolTest, AWorkerThatDiesEndsTheSearchAsAnErrorThatSaysSo) {
   const ExplorationResult result = search::Explorer(options, pooled).Explore();
   EXPECT_EQ(result.end, search::SearchEnd::kError);
   ASSERT_TRUE(result.error.has_value());
-  EXPECT_NE(result.error->message.find("died running an execution"), std::string::npos) << result.error->message;
+  EXPECT_NE(result.error->message.find("a worker of -j (pid "), std::string::npos) << result.error->message;
+  EXPECT_NE(result.error->message.find(") died "), std::string::npos) << result.error->message;
   EXPECT_NE(result.error->message.find("exited with status 3"), std::string::npos) << result.error->message;
 }
 
