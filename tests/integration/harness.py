@@ -411,8 +411,9 @@ def trace_is_zstd(chess_trace, program):
     print(f"ok: the trace is a zstd file of {len(stream)} bytes of records")
 
 
-def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, absent_texts=(), absent_stdout=()):
-    code, out, err = run([chess_trace] + arguments)
+def exit_code(chess_trace, expected, stderr_texts, stdout_texts, arguments, absent_texts=(), absent_stdout=(),
+              timeout=TIMEOUT):
+    code, out, err = run([chess_trace] + arguments, timeout=timeout)
     if code != expected:
         fail(f"chess-trace {' '.join(arguments)} exited {code}, expected {expected}\nstderr:\n{err}")
     for text in stderr_texts:
@@ -1105,6 +1106,8 @@ def main():
     p.add_argument("--stdout", action="append", default=[])
     p.add_argument("--not-stderr", action="append", default=[], help="text stderr must not contain")
     p.add_argument("--not-stdout", action="append", default=[], help="text stdout must not contain")
+    p.add_argument("--timeout", type=float, default=TIMEOUT,
+                   help="seconds the command may take (a loaded machine slows some programs many times)")
     p.add_argument("arguments", nargs=argparse.REMAINDER)
     p = sub.add_parser("no-survivors")
     p.add_argument("--stderr", default="")
@@ -1233,7 +1236,7 @@ def main():
         no_survivors(args.chess_trace, args.code, args.stderr, args.arguments)
     else:
         exit_code(args.chess_trace, args.code, args.stderr, args.stdout, args.arguments, args.not_stderr,
-                  args.not_stdout)
+                  args.not_stdout, args.timeout)
 
 
 if __name__ == "__main__":
