@@ -10,6 +10,7 @@
 
 #include "search/branch_codec.h"
 #include "search/byte_codec.h"
+#include "search/fnv1a.h"
 #include "supervisor/world/whole_io.h"
 
 namespace chess::cli {
@@ -22,14 +23,7 @@ constexpr uint32_t kFormat = 1;
 constexpr uint64_t kLargestRecord = uint64_t{1} << 32;
 constexpr int64_t kSyncEveryMs = 5000;
 
-uint64_t Fnv1a(const std::string& bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (const char c : bytes) {
-    hash ^= static_cast<uint8_t>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
+uint64_t Fnv1a(const std::string& bytes) { return search::Fnv1a64(bytes.data(), bytes.size()); }
 
 std::string Record(const std::string& payload) {
   search::ByteWriter w;
