@@ -18,7 +18,8 @@ namespace {
 
 constexpr char kMagic[] = "CHESSCKP";
 constexpr size_t kMagicSize = sizeof kMagic - 1;
-constexpr uint32_t kFormat = 1;
+// 2: a run carries its choice steps (search/branch_codec.cc).
+constexpr uint32_t kFormat = 2;
 // A record larger than this is damage, not a run (a run of tens of millions of decisions).
 constexpr uint64_t kLargestRecord = uint64_t{1} << 32;
 constexpr int64_t kSyncEveryMs = 5000;

@@ -138,6 +138,8 @@ class Search {
   // The trace of the execution a Ctrl-C cut short, ending where it was stopped.
   void SaveInterruptedTrace(SearchSummary& summary);
   void ShowProgress(const search::ExplorerProgress& progress);
+  // -j: how many workers (1: none, the search runs its executions itself).
+  size_t WorkerCount() const;
   // -j: forks the workers before the search's first execution; the error says why it could not.
   Result<void> StartWorkers();
   // --checkpoint / --resume: from now on the search's runs are logged to the file, or taken
@@ -190,9 +192,14 @@ std::vector<int> UsableCpus(const std::vector<uint8_t>& visible_affinity) {
 
 }  // namespace
 
+size_t Search::WorkerCount() const {
+  if (options_.jobs != 0) return options_.jobs;
+  return std::max<size_t>(UsableCpus(execution_.options.visible_affinity).size(), 1);
+}
+
 Result<void> Search::StartWorkers() {
   const std::vector<int> cpus = UsableCpus(execution_.options.visible_affinity);
-  const size_t count = options_.jobs == 0 ? std::max<size_t>(cpus.size(), 1) : options_.jobs;
+  const size_t count = WorkerCount();
   if (count <= 1) return {};
   auto started = WorkerPool::Start(
       count, [this](int requests, int runs, size_t index) { WorkerMain(requests, runs, index); },
@@ -276,17 +283,24 @@ void Search::WorkerMain(int requests, int runs, size_t index) {
     execution_.namespaces = std::make_unique<supervisor::IsolatedInit>();
     execution_.options.shared_init = execution_.namespaces.get();
   }
-  Result<OracleJudge> judge = MakeJudge(options_, settings_);
-  if (!judge) _exit(kExitError);
-  SupervisorBackend backend(execution_, options_.expect_exit, std::move(*judge));
+  // The search's oracles, with --same-output's reference when it took one before forking.
+  SupervisorBackend backend(execution_, options_.expect_exit, backend_.Oracles());
   if (atomics_) backend.UseAtomicPoints(*atomics_);
   execution_.options.inspect_world = backend.Oracles().Inspector();
   const search::LivenessLimits liveness = Liveness(options_);
-  const int status = ServeBranches(requests, runs, [&](const search::Branch& branch) {
-    search::BranchRun run = search::RunBranch(branch, liveness, options_.state_cache, options_.strategy, backend);
-    run.observed = backend.TakeObservation();
-    return run;
-  });
+  const int status = ServeBranches(
+      requests, runs,
+      [&](const search::Branch& branch) {
+        search::BranchRun run = search::RunBranch(branch, liveness, options_.state_cache,
+                                                  search::BranchBounding(options_.strategy), backend);
+        run.observed = backend.TakeObservation();
+        return run;
+      },
+      [&](const search::SampleRequest& sample) {
+        search::BranchRun run = search::RunSample(sample, liveness, backend);
+        run.observed = backend.TakeObservation();
+        return run;
+      });
   backend.EndCapture();
   // Its template and namespaces go with it (their destructors kill them); nothing else of the
   // search's is torn down here.
@@ -438,15 +452,23 @@ int Search::Run() {
     bugs_.push_back(std::move(bug));
   };
   // --same-output's reference: pb's and db's first execution is a non-preemptive one; any other
-  // strategy gets one run first, uncounted.
+  // strategy, and -j (whose workers are forked with it), gets one run first, uncounted.
   if (backend_.Oracles().AwaitingReference()) {
-    if (search::Bounded(options_.strategy)) {
+    const bool bounded = search::Bounded(options_.strategy);
+    if (bounded && WorkerCount() <= 1) {
       backend_.ReferenceFromFirstExecution();
     } else if (auto taken = backend_.RunReference(); !taken) {
-      backend_.EndCapture();
-      if (const int signal = supervisor::PendingStopSignal(); signal != 0) return 128 + signal;
-      messages_.Say("--same-output: " + taken.error() + "; run with --strategy pb to search from it");
-      return kExitError;
+      if (const int signal = supervisor::PendingStopSignal(); signal != 0) {
+        backend_.EndCapture();
+        return 128 + signal;
+      }
+      // pb and db search on without one, as -j 1 does when its first execution fails: the
+      // report names what --same-output could not judge.
+      if (!bounded) {
+        backend_.EndCapture();
+        messages_.Say("--same-output: " + taken.error() + "; run with --strategy pb to search from it");
+        return kExitError;
+      }
     }
   }
   // Before the search's executions: files the program may write over are named as they were.
@@ -612,9 +634,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "Run the search's executions on N worker processes, each on a CPU of its own (0: one per CPU "
                       "chess-trace may use). The search takes their executions in the order one process would run "
                       "them, so the executions, the coverage and the bug reported are those of -j 1; a worker runs "
-                      "ahead on what the search will need next, and what it ran past the end of the search is "
-                      "reported as `ran_ahead_unused`. pb and db only (a sampled search splits with --shard). "
-                      "Default: 1")
+                      "ahead on what the search will need next (pb's and db's next branches, pct's and random's "
+                      "next samples), and what it ran past the end of the search is reported as "
+                      "`ran_ahead_unused`. Not with --strategy portfolio. Default: 1")
       ->type_name("N")
       ->check(CLI::Range(0u, 1024u));
   explore->add_option("--max-executions", options.max_executions, "Stop after N executions")
@@ -755,10 +777,10 @@ int ExploreCommand(const ExploreOptions& options) {
     messages.Say("--delay-bound bounds --strategy db only (pb's bound is --preemption-bound)");
     return kExitError;
   }
-  if (options.jobs != 1 && !search::Bounded(options.strategy)) {
-    messages.Say(std::string("-j runs the workers of a pb or db search; --strategy ") +
-                 std::string(search::StrategyName(options.strategy)) +
-                 " is not split between workers yet: give its samples to separate processes with --shard I/N");
+  if (options.jobs != 1 && options.strategy == search::StrategyKind::kPortfolio) {
+    messages.Say("-j splits one strategy's work between workers; the portfolio's engines take turns in one "
+                 "process: run -j with --strategy pb, pct or random, or give the portfolio's samples to "
+                 "separate processes with --shard I/N");
     return kExitError;
   }
   if (!options.checkpoint_path.empty() || !options.resume_path.empty()) {
@@ -788,11 +810,6 @@ int ExploreCommand(const ExploreOptions& options) {
                    " (it must be a checkpoint this user can read and extend)");
       return kExitError;
     }
-  }
-  if (options.jobs != 1 && options.same_output) {
-    messages.Say("-j: --same-output's reference execution is not shared with workers yet; search with -j 1, or "
-                 "judge the output with --expect-stdout or --fail-on-output");
-    return kExitError;
   }
   search::SetSyscallNamer([](int64_t nr) { return seccomp::SyscallName(nr); });
   std::optional<ExecutionSettings> built = BuildSettings(options.program, "pid,uts,ipc,mnt,tmp", SyncPoints::kRaces, messages);

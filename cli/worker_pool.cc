@@ -20,6 +20,9 @@
 namespace chess::cli {
 namespace {
 
+// A request is a tag, then the branch's or the sample's own encoding, with the key as its serial.
+enum class RequestTag : uint8_t { kBranch = 1, kSample = 2 };
+
 // A message is its size, then its bytes; a Ctrl-C ends a write or read that waits. A worker that
 // died must not take chess-trace with it: SIGPIPE is held back while writing, and one the write
 // raised is taken off again (ignoring it process-wide would pass SIG_IGN on to the program
@@ -128,8 +131,17 @@ size_t WorkerPool::InFlight() const {
   return count;
 }
 
-bool WorkerPool::Running(uint64_t serial) const {
-  return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.Has(serial); });
+bool WorkerPool::Running(uint64_t key) const {
+  return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.Has(key); });
+}
+
+std::string WorkerPool::Request(uint64_t key, const Work& work, bool retry) {
+  if (const auto* sample = std::get_if<search::SampleRequest>(&work)) {
+    return static_cast<char>(RequestTag::kSample) + search::EncodeSampleRequest(key, *sample, retry);
+  }
+  search::Branch branch = std::get<search::Branch>(work);
+  branch.serial = key;
+  return static_cast<char>(RequestTag::kBranch) + search::EncodeBranchRequest(branch, retry);
 }
 
 WorkerPool::Worker* WorkerPool::LeastLoaded(size_t size) {
@@ -142,13 +154,13 @@ WorkerPool::Worker* WorkerPool::LeastLoaded(size_t size) {
   return least;
 }
 
-bool WorkerPool::Send(Worker& worker, uint64_t serial, const std::string& request) {
+bool WorkerPool::Send(Worker& worker, uint64_t key, const std::string& request) {
   if (!WriteMessage(worker.requests, request)) {
     if (error_.empty()) error_ = "a worker of -j (pid " + std::to_string(worker.pid) + ") died before its next execution: " + DescribeExit(worker.pid);
     worker.pid = -1;
     return false;
   }
-  worker.running.push_back(serial);
+  worker.running.push_back(key);
   return true;
 }
 
@@ -158,7 +170,7 @@ void WorkerPool::Fill() {
     if (LeastLoaded(0) == nullptr) return;
     auto waiting = waiting_.find(order_[i]);
     if (waiting == waiting_.end()) continue;  // started, or done
-    const std::string request = search::EncodeBranchRequest(waiting->second, false);
+    const std::string request = Request(order_[i], waiting->second, false);
     Worker* free = LeastLoaded(request.size());
     if (free == nullptr) return;  // too large to queue: it waits for an idle worker
     if (!Send(*free, order_[i], request)) return;
@@ -189,12 +201,12 @@ bool WorkerPool::Collect() {
   for (size_t i = 0; i < polled.size(); ++i) {
     if (polled[i].revents == 0) continue;
     Worker& worker = *busy[i];
-    // A worker answers in the order it was sent branches.
-    const uint64_t serial = worker.running.front();
+    // A worker answers in the order it was sent its work.
+    const uint64_t key = worker.running.front();
     worker.running.pop_front();
     std::optional<std::string> message = ReadMessage(worker.runs);
     auto decoded = message ? search::DecodeBranchRun(*message) : std::nullopt;
-    if (!decoded || decoded->first != serial) {
+    if (!decoded || decoded->first != key) {
       if (supervisor::PendingStopSignal() != 0) {
         error_ = std::string("stopped by SIG") + sigabbrev_np(supervisor::PendingStopSignal());
       } else if (error_.empty()) {
@@ -204,10 +216,10 @@ bool WorkerPool::Collect() {
       }
       return false;
     }
-    if (dropped_.erase(serial) > 0) {
+    if (dropped_.erase(key) > 0) {
       ++finished_unused_;
     } else {
-      done_.emplace(serial, std::move(decoded->second));
+      done_.emplace(key, std::move(decoded->second));
     }
   }
   return true;
@@ -221,29 +233,36 @@ search::BranchRun WorkerPool::Failed() const {
 }
 
 search::BranchRun WorkerPool::Run(const search::Branch& branch, bool retry) {
-  const uint64_t serial = branch.serial;
-  waiting_.erase(serial);
+  return RunWork(Key(branch.serial), branch, retry);
+}
+
+search::BranchRun WorkerPool::RunSample(const search::SampleRequest& sample, bool retry) {
+  return RunWork(Key(sample.index), sample, retry);
+}
+
+search::BranchRun WorkerPool::RunWork(uint64_t key, const Work& work, bool retry) {
+  waiting_.erase(key);
   if (retry) {
     // Its first run was taken: this one is asked for now, and goes first.
-    done_.erase(serial);
+    done_.erase(key);
   }
-  if (retry || (done_.count(serial) == 0 && !Running(serial))) {
-    // Not started: on the least busy worker, before any branch announced after it.
-    const std::string request = search::EncodeBranchRequest(branch, retry);
+  if (retry || (done_.count(key) == 0 && !Running(key))) {
+    // Not started: on the least busy worker, before any work announced after it.
+    const std::string request = Request(key, work, retry);
     while (error_.empty()) {
       if (Worker* free = LeastLoaded(request.size()); free != nullptr) {
-        Send(*free, serial, request);
+        Send(*free, key, request);
         break;
       }
       if (!Collect()) break;
     }
   }
   Fill();
-  while (error_.empty() && done_.count(serial) == 0) {
+  while (error_.empty() && done_.count(key) == 0) {
     if (!Collect()) break;
     Fill();
   }
-  auto done = done_.find(serial);
+  auto done = done_.find(key);
   if (done == done_.end()) return Failed();
   search::BranchRun run = std::move(done->second);
   done_.erase(done);
@@ -251,30 +270,71 @@ search::BranchRun WorkerPool::Run(const search::Branch& branch, bool retry) {
   return run;
 }
 
-void WorkerPool::Upcoming(const std::vector<const search::Branch*>& next) {
+void WorkerPool::Announced(std::vector<std::pair<uint64_t, Work>> next) {
   order_.clear();
-  for (const search::Branch* branch : next) {
-    order_.push_back(branch->serial);
-    const bool known = waiting_.count(branch->serial) > 0 || done_.count(branch->serial) > 0 || Running(branch->serial);
-    if (!known) waiting_.emplace(branch->serial, *branch);
+  for (auto& [key, work] : next) {
+    order_.push_back(key);
+    const bool known = waiting_.count(key) > 0 || done_.count(key) > 0 || Running(key);
+    if (!known) waiting_.emplace(key, std::move(work));
   }
   Fill();
 }
 
+void WorkerPool::Upcoming(const std::vector<const search::Branch*>& next) {
+  std::vector<std::pair<uint64_t, Work>> announced;
+  announced.reserve(next.size());
+  for (const search::Branch* branch : next) announced.emplace_back(Key(branch->serial), *branch);
+  Announced(std::move(announced));
+}
+
+void WorkerPool::UpcomingSamples(const std::vector<search::SampleRequest>& next) {
+  std::vector<std::pair<uint64_t, Work>> announced;
+  announced.reserve(next.size());
+  for (const search::SampleRequest& sample : next) announced.emplace_back(Key(sample.index), sample);
+  Announced(std::move(announced));
+}
+
 void WorkerPool::Dropped(uint64_t serial) {
-  waiting_.erase(serial);
-  if (done_.erase(serial) > 0) {
+  const uint64_t key = Key(serial);
+  waiting_.erase(key);
+  if (done_.erase(key) > 0) {
     ++finished_unused_;
     return;
   }
-  if (Running(serial)) dropped_.insert(serial);
+  if (Running(key)) dropped_.insert(key);
 }
 
-int ServeBranches(int requests, int runs, const std::function<search::BranchRun(const search::Branch&)>& run) {
+void WorkerPool::Forget() {
+  order_.clear();
+  waiting_.clear();
+  finished_unused_ += done_.size();
+  done_.clear();
+  for (const Worker& worker : workers_) dropped_.insert(worker.running.begin(), worker.running.end());
+  ++generation_;
+}
+
+int ServeBranches(int requests, int runs, const std::function<search::BranchRun(const search::Branch&)>& run_branch,
+                  const std::function<search::BranchRun(const search::SampleRequest&)>& run_sample) {
   while (std::optional<std::string> message = ReadMessage(requests)) {
-    const std::optional<search::BranchRequest> request = search::DecodeBranchRequest(*message);
-    if (!request) return 2;
-    if (!WriteMessage(runs, search::EncodeBranchRun(request->serial, run(request->branch)))) return 3;
+    if (message->empty()) return 2;
+    const auto tag = static_cast<RequestTag>((*message)[0]);
+    const std::string body = message->substr(1);
+    uint64_t serial = 0;
+    search::BranchRun run;
+    if (tag == RequestTag::kBranch) {
+      const std::optional<search::BranchRequest> request = search::DecodeBranchRequest(body);
+      if (!request) return 2;
+      serial = request->serial;
+      run = run_branch(request->branch);
+    } else if (tag == RequestTag::kSample) {
+      const std::optional<search::SampleRunRequest> request = search::DecodeSampleRequest(body);
+      if (!request) return 2;
+      serial = request->serial;
+      run = run_sample(request->sample);
+    } else {
+      return 2;
+    }
+    if (!WriteMessage(runs, search::EncodeBranchRun(serial, run))) return 3;
   }
   return 0;
 }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "search/branch_run.h"
@@ -41,6 +42,9 @@ class WorkerPool final : public search::BranchRunner {
   search::BranchRun Run(const search::Branch& branch, bool retry) override;
   void Upcoming(const std::vector<const search::Branch*>& next) override;
   void Dropped(uint64_t serial) override;
+  search::BranchRun RunSample(const search::SampleRequest& sample, bool retry) override;
+  void UpcomingSamples(const std::vector<search::SampleRequest>& next) override;
+  void Forget() override;
 
   size_t Size() const { return workers_.size(); }
   // Executions the workers ran that the search never took (it ended first): work -j 1 would not
@@ -48,21 +52,33 @@ class WorkerPool final : public search::BranchRunner {
   uint64_t Unused() const { return finished_unused_ + done_.size() + InFlight(); }
 
  private:
+  // What a worker is sent: a branch of pb or db, or a sample of pct or random.
+  using Work = std::variant<search::Branch, search::SampleRequest>;
   struct Worker {
     pid_t pid = -1;
     int requests = -1;  // the pool writes here
     int runs = -1;      // … and reads here
-    // The serials of the branches sent to it, in order: it runs the first, and the others wait in
+    // The keys of the work sent to it, in order: it runs the first, and the others wait in
     // its pipe, so that it starts the next the moment it is done instead of waiting for the
     // search's process to take its run in (which shares a CPU with a worker).
     std::deque<uint64_t> running;
-    bool Has(uint64_t serial) const { return std::find(running.begin(), running.end(), serial) != running.end(); }
+    bool Has(uint64_t key) const { return std::find(running.begin(), running.end(), key) != running.end(); }
   };
   // Branches a worker holds at most: the one it runs and the next.
   static constexpr size_t kDepth = 2;
   WorkerPool() = default;
+  // What the pool knows a search's work by: its serial (a branch's, a sample's index) within the
+  // search that announced it. Serials start again with every search (Forget), and a run of an
+  // earlier one may still be on its way: the key tells them apart.
+  uint64_t Key(uint64_t serial) const { return generation_ << kSerialBits | serial; }
+  static constexpr int kSerialBits = 44;
+  static std::string Request(uint64_t key, const Work& work, bool retry);
+  // Runs, or collects when it ran ahead, the work known by `key`.
+  search::BranchRun RunWork(uint64_t key, const Work& work, bool retry);
+  // The search's announcement: the keys in the order it will ask them.
+  void Announced(std::vector<std::pair<uint64_t, Work>> next);
   size_t InFlight() const;
-  bool Running(uint64_t serial) const;
+  bool Running(uint64_t key) const;
   // The live worker with the fewest branches, if it has room for one more request of `size`
   // bytes; null otherwise. A busy worker reads its next request only when its execution ends, so
   // it is sent one only if it fits in its pipe beside another: the pool never blocks writing to a
@@ -70,7 +86,7 @@ class WorkerPool final : public search::BranchRunner {
   Worker* LeastLoaded(size_t size);
   // Gives workers with room the earliest announced branches not yet started.
   void Fill();
-  bool Send(Worker& worker, uint64_t serial, const std::string& request);
+  bool Send(Worker& worker, uint64_t key, const std::string& request);
   // How far ahead of the search the workers run, in branches: enough to keep each busy while the
   // search takes runs in, few enough that the runs waiting to be taken stay small.
   size_t Window() const { return 4 * workers_.size(); }
@@ -81,17 +97,19 @@ class WorkerPool final : public search::BranchRunner {
 
   std::vector<Worker> workers_;
   Taken taken_;
-  std::vector<uint64_t> order_;              // the serials announced last, in the search's order
-  std::map<uint64_t, search::Branch> waiting_;  // announced, not started (a branch shares its path)
+  uint64_t generation_ = 0;                // searches forgotten so far
+  std::vector<uint64_t> order_;            // the keys announced last, in the search's order
+  std::map<uint64_t, Work> waiting_;       // announced, not started (a branch shares its path)
   std::map<uint64_t, search::BranchRun> done_;  // ran ahead, not yet taken
-  std::set<uint64_t> dropped_;  // started, then dropped by the search: their runs are discarded
+  std::set<uint64_t> dropped_;  // started, then dropped or forgotten: their runs are discarded
   uint64_t finished_unused_ = 0;
   std::string error_;  // set once a worker died: every later run is an error
   size_t queued_request_limit_ = 0;  // the largest request queued behind a running one: half a pipe
 };
 
-// The worker's side: reads branch requests from `requests` and writes, for each, what `run`
-// made of it, until `requests` ends. Returns the exit status for the worker process.
-int ServeBranches(int requests, int runs, const std::function<search::BranchRun(const search::Branch&)>& run);
+// The worker's side: reads requests from `requests` and writes, for each, what `run_branch` or
+// `run_sample` made of it, until `requests` ends. Returns the exit status for the worker process.
+int ServeBranches(int requests, int runs, const std::function<search::BranchRun(const search::Branch&)>& run_branch,
+                  const std::function<search::BranchRun(const search::SampleRequest&)>& run_sample);
 
 }  // namespace chess::cli

@@ -143,6 +143,34 @@ std::optional<BranchRequest> DecodeBranchRequest(const std::string& bytes) {
   return request;
 }
 
+std::string EncodeSampleRequest(uint64_t serial, const SampleRequest& sample, bool retry) {
+  Writer w;
+  w.Put(serial);
+  w.Put<uint8_t>(retry);
+  w.Put(static_cast<uint8_t>(sample.kind));
+  w.Put(sample.index);
+  w.Put(sample.seed);
+  w.Put(sample.pct_depth);
+  w.Put(sample.estimated_steps);
+  return w.Take();
+}
+
+std::optional<SampleRunRequest> DecodeSampleRequest(const std::string& bytes) {
+  Reader r(bytes);
+  SampleRunRequest request;
+  request.serial = r.Get<uint64_t>();
+  request.retry = r.Get<uint8_t>() != 0;
+  const auto kind = static_cast<StrategyKind>(r.Get<uint8_t>());
+  if (kind != StrategyKind::kPct && kind != StrategyKind::kRandom) return std::nullopt;
+  request.sample.kind = kind;
+  request.sample.index = r.Get<uint64_t>();
+  request.sample.seed = r.Get<uint64_t>();
+  request.sample.pct_depth = r.Get<uint32_t>();
+  request.sample.estimated_steps = r.Get<uint64_t>();
+  if (!r.Whole()) return std::nullopt;
+  return request;
+}
+
 std::string EncodeBranchRun(uint64_t serial, const BranchRun& run) {
   Writer w;
   w.Put(serial);
@@ -184,6 +212,7 @@ std::string EncodeBranchRun(uint64_t serial, const BranchRun& run) {
     w.Text(d.message);
   }
   w.Text(run.observed);
+  w.Put(run.choice_steps);
   return w.Take();
 }
 
@@ -236,6 +265,7 @@ std::optional<std::pair<uint64_t, BranchRun>> DecodeBranchRun(const std::string&
     run.diverged = std::move(d);
   }
   run.observed = r.Text();
+  run.choice_steps = r.Get<uint64_t>();
   if (!r.Whole()) return std::nullopt;
   return std::make_pair(serial, std::move(run));
 }

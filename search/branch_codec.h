@@ -23,6 +23,16 @@ struct BranchRequest {
 std::string EncodeBranchRequest(const Branch& branch, bool retry);
 std::optional<BranchRequest> DecodeBranchRequest(const std::string& bytes);
 
+// A sample of pct or random to run, known by `serial`.
+struct SampleRunRequest {
+  uint64_t serial = 0;
+  bool retry = false;
+  SampleRequest sample;
+};
+
+std::string EncodeSampleRequest(uint64_t serial, const SampleRequest& sample, bool retry);
+std::optional<SampleRunRequest> DecodeSampleRequest(const std::string& bytes);
+
 std::string EncodeBranchRun(uint64_t serial, const BranchRun& run);
 // The serial and the run; nullopt when the bytes are not one whole message.
 std::optional<std::pair<uint64_t, BranchRun>> DecodeBranchRun(const std::string& bytes);

@@ -29,12 +29,36 @@ struct BranchRun {
   // What the backend that ran it noted for its own tallies (a worker's, for the search's
   // backend to take in when the search does): opaque here.
   std::string observed;
+  // A sample's decisions at which more than one thread could have run (PCT's k is the first
+  // sample's); 0 for a branch.
+  uint64_t choice_steps = 0;
+};
+
+// A sample of pct or random (search/sampled_search.h), as whoever runs it needs it: everything
+// its schedule depends on — the search's seed, the sample's number and PCT's depth and k — and
+// nothing that depends on which samples ran before it.
+struct SampleRequest {
+  StrategyKind kind = StrategyKind::kRandom;
+  uint64_t index = 0;
+  uint64_t seed = 0;  // the search's, not the sample's
+  uint32_t pct_depth = 0;
+  uint64_t estimated_steps = 0;  // PCT's k: 0 for the first sample itself
 };
 
 // Runs `branch` once on `backend`: the execution a BoundedSearch would have run, with the states
 // recorded when `record_states` (state caching on) — what a worker of a parallel search does.
 BranchRun RunBranch(const Branch& branch, LivenessLimits liveness, bool record_states, StrategyKind bounding,
                     ExecutionBackend& backend);
+
+// The bounding the branches of a search with --strategy `strategy` run under: db's for db, pb's
+// otherwise (pct's and random's branches are their bugs' minimization, which is pb's).
+inline StrategyKind BranchBounding(StrategyKind strategy) {
+  return strategy == StrategyKind::kDb ? StrategyKind::kDb : StrategyKind::kPb;
+}
+
+// Runs sample `sample` once on `backend` (sampled_search.cc): the execution SampledSearch would
+// have run.
+BranchRun RunSample(const SampleRequest& sample, LivenessLimits liveness, ExecutionBackend& backend);
 
 // Where branches run when not on the search's own backend: worker processes (cli/), or a test's
 // stand-in. The search tells it what it will run next, in order, so that it can start those
@@ -50,6 +74,15 @@ class BranchRunner {
   virtual void Upcoming(const std::vector<const Branch*>& next) { (void)next; }
   // A branch announced in Upcoming that will never be asked (--max-executions left it out).
   virtual void Dropped(uint64_t serial) { (void)serial; }
+
+  // The same for the samples of pct and random, known by their index. A runner that cannot run
+  // them says so in the run's error.
+  virtual BranchRun RunSample(const SampleRequest& sample, bool retry);
+  virtual void UpcomingSamples(const std::vector<SampleRequest>& next) { (void)next; }
+
+  // The search that announced the work so far is over (a bug's minimization starts, or ends and
+  // the sampled search goes on): none of it will be asked, and serials start again.
+  virtual void Forget() {}
 };
 
 }  // namespace chess::search

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "search/bounded_search.h"
+#include "search/branch_run.h"
 #include "search/sampled_search.h"
 
 namespace chess::search {
@@ -27,7 +28,10 @@ ExplorerProgress ProgressOf(StrategyKind strategy, bool minimizing, uint64_t exe
 
 FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks) {
   // Iterative bounding below the sample's count: the first schedule that fails the same way has
-  // the fewest preemptions there are for it. Its own coverage is not the search's.
+  // the fewest preemptions there are for it. Its own coverage is not the search's. (-j: what the
+  // workers ran ahead for the sampled search is not this search's, and the other way round.)
+  BranchRunner* runner = backend_.Branches();
+  if (runner != nullptr) runner->Forget();
   BoundedSearch search(StrategyKind::kPb, bug.preemptions - 1, options_.max_executions, options_.state_cache,
                        options_.liveness);
   ExplorationResult scratch;
@@ -44,6 +48,7 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
     }
     if (hooks.progress) hooks.progress(ProgressOf(search.Kind(), true, result.executions + scratch.executions, result, search));
   }
+  if (runner != nullptr) runner->Forget();
   result.executions += scratch.executions;
   result.minimizing += scratch.executions;
   result.divergences += scratch.divergences;

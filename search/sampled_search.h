@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "search/branch_run.h"
 #include "search/search_engine.h"
 #include "search/shard.h"
 
@@ -29,6 +30,12 @@ class SampledSearch final : public SearchEngine {
   static uint64_t SampleSeed(StrategyKind kind, uint64_t seed, uint64_t index);
 
  private:
+  SampleRequest Request(uint64_t index) const;
+  // -j: tells the runner the samples the next steps will ask for, so that its workers run them
+  // ahead (PCT's only once the first sample gave k).
+  void Announce(ExecutionBackend& backend) const;
+  static constexpr size_t kAnnounced = 64;
+
   StrategyKind kind_;
   uint64_t seed_;
   uint32_t pct_depth_;

@@ -223,6 +223,7 @@ TEST(BranchCodecTest, EveryFieldSurvivesAndDamageDecodesToNothing) {
   where.message = "parted";
   run.diverged = where;
   run.observed = std::string("\x01\x02\0tail", 7);
+  run.choice_steps = 1234;
 
   const std::string bytes = EncodeBranchRun(42, run);
   const auto decoded = DecodeBranchRun(bytes);
@@ -252,6 +253,7 @@ TEST(BranchCodecTest, EveryFieldSurvivesAndDamageDecodesToNothing) {
   EXPECT_EQ(back.diverged->found_thread, ThreadId{9});
   EXPECT_EQ(back.diverged->expected->picked, ThreadId{2});
   EXPECT_EQ(back.observed, run.observed);
+  EXPECT_EQ(back.choice_steps, 1234u);
   // Cut anywhere, or with a byte more, it is not a message.
   for (size_t size = 0; size < bytes.size(); ++size) EXPECT_FALSE(DecodeBranchRun(bytes.substr(0, size))) << size;
   EXPECT_FALSE(DecodeBranchRun(bytes + "x"));
@@ -272,6 +274,21 @@ TEST(BranchCodecTest, EveryFieldSurvivesAndDamageDecodesToNothing) {
   EXPECT_EQ(request->branch.spent, 2u);
   EXPECT_EQ(request->branch.path->decisions.size(), 2u);  // the prefix only
   for (size_t size = 0; size < request_bytes.size(); ++size) EXPECT_FALSE(DecodeBranchRequest(request_bytes.substr(0, size)));
+
+  const SampleRequest sample{StrategyKind::kPct, 17, 0xfeed, 3, 412};
+  const std::string sample_bytes = EncodeSampleRequest(5, sample, false);
+  const auto sample_request = DecodeSampleRequest(sample_bytes);
+  ASSERT_TRUE(sample_request.has_value());
+  EXPECT_EQ(sample_request->serial, 5u);
+  EXPECT_FALSE(sample_request->retry);
+  EXPECT_EQ(sample_request->sample.kind, StrategyKind::kPct);
+  EXPECT_EQ(sample_request->sample.index, 17u);
+  EXPECT_EQ(sample_request->sample.seed, 0xfeedu);
+  EXPECT_EQ(sample_request->sample.pct_depth, 3u);
+  EXPECT_EQ(sample_request->sample.estimated_steps, 412u);
+  for (size_t size = 0; size < sample_bytes.size(); ++size) EXPECT_FALSE(DecodeSampleRequest(sample_bytes.substr(0, size)));
+  // Only pct and random are sampled.
+  EXPECT_FALSE(DecodeSampleRequest(EncodeSampleRequest(5, SampleRequest{StrategyKind::kPb, 0, 0, 0, 0}, false)));
 }
 
 }  // namespace

@@ -43,10 +43,17 @@ std::unique_ptr<WorkerPool> Workers(const ModelProgram& program, const ExplorerO
       [&](int requests, int runs, size_t) {
         ModelBackend backend(program);
         int served = 0;
-        const int status = ServeBranches(requests, runs, [&](const search::Branch& branch) {
-          if (dies_after && served++ == *dies_after) _exit(3);
-          return search::RunBranch(branch, options.liveness, options.state_cache, options.strategy, backend);
-        });
+        const int status = ServeBranches(
+            requests, runs,
+            [&](const search::Branch& branch) {
+              if (dies_after && served++ == *dies_after) _exit(3);
+              return search::RunBranch(branch, options.liveness, options.state_cache,
+                                       search::BranchBounding(options.strategy), backend);
+            },
+            [&](const search::SampleRequest& sample) {
+              if (dies_after && served++ == *dies_after) _exit(3);
+              return search::RunSample(sample, options.liveness, backend);
+            });
         _exit(status);
       },
       [taken](const search::BranchRun&) { ++*taken; });
@@ -64,7 +71,7 @@ void ExpectSameSearch(const ModelProgram& program, const ExplorerOptions& option
   const ExplorationResult parallel = search::Explorer(options, pooled).Explore();
   search::test_support::ExpectSameExploration(one, parallel);
   // Every execution the search took came through the pool, each taken once.
-  EXPECT_EQ(taken, parallel.executions);
+  EXPECT_EQ(taken, parallel.executions + parallel.replayed_prefixes);
 }
 
 TEST(WorkerPoolTest, TwoWorkerProcessesComeToWhatOneProcessComesTo) {
@@ -81,19 +88,55 @@ TEST(WorkerPoolTest, TwoWorkerProcessesComeToWhatOneProcessComesTo) {
   ExpectSameSearch(Independent(3, 2), options);
 }
 
-TEST(WorkerPoolTest, AWorkerThatDiesEndsTheSearchAsAnErrorThatSaysSo) {
+// pct's and random's samples run ahead in the workers and are taken in their order; a bug found
+// by a sample is minimized by a bounded search on the same workers (what ran ahead for the one
+// is never taken for the other), and --keep-going's samples go on after it.
+TEST(WorkerPoolTest, SamplesOfPctAndRandomComeToWhatOneProcessDraws) {
+  for (const search::StrategyKind kind : {search::StrategyKind::kPct, search::StrategyKind::kRandom}) {
+    SCOPED_TRACE(search::StrategyName(kind));
+    ExplorerOptions options;
+    options.strategy = kind;
+    options.seed = 7;
+    options.max_executions = 60;
+    ExpectSameSearch(Independent(3, 2), options);
+    options.keep_going = true;
+    ExpectSameSearch(Alternation(), options);
+    options.keep_going = false;
+    options.max_executions = 500;
+    ExpectSameSearch(Alternation(), options);
+    options.minimize = false;
+    ExpectSameSearch(Alternation(), options);
+  }
+}
+
+// The workers of a shard run only its own samples, and PCT's first sample once for its length.
+TEST(WorkerPoolTest, AShardsSamplesRunOnItsWorkers) {
   ExplorerOptions options;
-  options.state_cache = false;
-  uint64_t taken = 0;
-  std::unique_ptr<WorkerPool> pool = Workers(Independent(3, 3), options, 2, &taken, 3);
-  ASSERT_NE(pool, nullptr);
-  PooledBackend pooled(*pool);
-  const ExplorationResult result = search::Explorer(options, pooled).Explore();
-  EXPECT_EQ(result.end, search::SearchEnd::kError);
-  ASSERT_TRUE(result.error.has_value());
-  EXPECT_NE(result.error->message.find("a worker of -j (pid "), std::string::npos) << result.error->message;
-  EXPECT_NE(result.error->message.find(") died "), std::string::npos) << result.error->message;
-  EXPECT_NE(result.error->message.find("exited with status 3"), std::string::npos) << result.error->message;
+  options.strategy = search::StrategyKind::kPct;
+  options.max_executions = 40;
+  options.shard = search::Shard{2, 3};
+  ExpectSameSearch(Independent(3, 2), options);
+}
+
+// Running a branch of pb or a sample of random.
+TEST(WorkerPoolTest, AWorkerThatDiesEndsTheSearchAsAnErrorThatSaysSo) {
+  for (const search::StrategyKind kind : {search::StrategyKind::kPb, search::StrategyKind::kRandom}) {
+    SCOPED_TRACE(search::StrategyName(kind));
+    ExplorerOptions options;
+    options.strategy = kind;
+    options.state_cache = false;
+    options.max_executions = 50;
+    uint64_t taken = 0;
+    std::unique_ptr<WorkerPool> pool = Workers(Independent(3, 3), options, 2, &taken, 3);
+    ASSERT_NE(pool, nullptr);
+    PooledBackend pooled(*pool);
+    const ExplorationResult result = search::Explorer(options, pooled).Explore();
+    EXPECT_EQ(result.end, search::SearchEnd::kError);
+    ASSERT_TRUE(result.error.has_value());
+    EXPECT_NE(result.error->message.find("a worker of -j (pid "), std::string::npos) << result.error->message;
+    EXPECT_NE(result.error->message.find(") died "), std::string::npos) << result.error->message;
+    EXPECT_NE(result.error->message.find("exited with status 3"), std::string::npos) << result.error->message;
+  }
 }
 
 }  // namespace
