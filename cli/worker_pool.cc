@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "search/branch_codec.h"
@@ -114,13 +115,29 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::Start(size_t count, const Worker
 }
 
 WorkerPool::~WorkerPool() {
+  // The workers end as a stopped search does: SIGTERM cuts the execution in progress short, and
+  // the worker then tears down its tree, its template and its namespaces and reaps them, so that
+  // nothing of theirs outlives chess-trace (a SIGKILL would leave that to the kernel, after
+  // chess-trace's exit). The pipes are closed first: a worker waiting for work, or writing a
+  // run, ends then too. One that has not ended within the bound is killed.
   for (Worker& worker : workers_) {
     close(worker.requests);
     close(worker.runs);
-    // An execution in progress is not waited for: the worker and its tree go now.
-    if (worker.pid > 0) {
-      kill(worker.pid, SIGKILL);
-      supervisor::ptrace::ReapChild(worker.pid);
+    if (worker.pid > 0) kill(worker.pid, SIGTERM);
+  }
+  constexpr auto kTeardown = std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + kTeardown;
+  for (Worker& worker : workers_) {
+    if (worker.pid <= 0) continue;
+    for (;;) {
+      const pid_t reaped = waitpid(worker.pid, nullptr, WNOHANG);
+      if (reaped == worker.pid || (reaped < 0 && errno != EINTR)) break;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        kill(worker.pid, SIGKILL);
+        supervisor::ptrace::ReapChild(worker.pid);
+        break;
+      }
+      usleep(1000);
     }
   }
 }

@@ -89,7 +89,7 @@ class WorkerPool final : public search::BranchRunner {
   bool Send(Worker& worker, uint64_t key, const std::string& request);
   // How far ahead of the search the workers run, in branches: enough to keep each busy while the
   // search takes runs in, few enough that the runs waiting to be taken stay small.
-  size_t Window() const { return 4 * workers_.size(); }
+  size_t Window() const { return 32 * workers_.size(); }
   // Waits for any busy worker's run and files it (the worker has room then, for the caller to
   // fill); false when a worker died or chess-trace was asked to stop (error_ says which).
   bool Collect();
