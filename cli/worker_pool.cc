@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "search/branch_codec.h"
+#include "search/mix.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
 #include "supervisor/world/whole_io.h"
@@ -149,7 +150,80 @@ size_t WorkerPool::InFlight() const {
 }
 
 bool WorkerPool::Running(uint64_t key) const {
-  return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.Has(key); });
+  return std::any_of(workers_.begin(), workers_.end(), [&](const Worker& w) { return w.Has(key); }) ||
+         std::any_of(adopted_.begin(), adopted_.end(), [&](const auto& adopted) { return adopted.second == key; });
+}
+
+uint64_t WorkerPool::PrefixStep(uint64_t hash, const search::RecordedDecision& decision) {
+  return search::Mix64(hash, uint64_t{decision.picked.value} << 1 | uint64_t{decision.fired_early});
+}
+
+uint64_t WorkerPool::Content(uint64_t prefix, size_t decision, search::ThreadId choice) {
+  return search::Mix64(search::Mix64(prefix, decision), choice.value) & ~kSpeculative;
+}
+
+uint64_t WorkerPool::Content(const search::Branch& branch) {
+  uint64_t prefix = 0;
+  const std::vector<search::RecordedDecision>& path = branch.path->decisions;
+  for (size_t i = 0; i < branch.decision && i < path.size(); ++i) prefix = PrefixStep(prefix, path[i]);
+  return Content(prefix, branch.decision, branch.choice);
+}
+
+void WorkerPool::Offer(uint32_t spent, const search::BranchRun& run) {
+  if (!children_within_ || run.alternatives.empty()) return;
+  auto path = std::make_shared<search::ExecutionPath>(search::ExecutionPath{0, run.decisions, {}});
+  uint64_t prefix = 0;
+  size_t hashed = 0;  // decisions in `prefix`; alternatives come in decision order
+  for (const search::Alternative& alternative : run.alternatives) {
+    const uint32_t child_spent = spent + alternative.cost;
+    if (child_spent > *children_within_ || alternative.decision >= run.decisions.size()) continue;
+    while (hashed < alternative.decision) prefix = PrefixStep(prefix, run.decisions[hashed++]);
+    const uint64_t content = Content(prefix, alternative.decision, alternative.choice);
+    if (contents_.count(content) > 0) continue;
+    search::Branch child;
+    child.path = path;
+    child.decision = alternative.decision;
+    child.choice = alternative.choice;
+    child.spent = child_spent;
+    candidates_.push_back(Child{content, std::move(child)});
+  }
+  while (candidates_.size() > kCandidates) candidates_.pop_front();
+}
+
+void WorkerPool::Speculate() {
+  if (!children_within_ || !error_.empty()) return;
+  for (Worker& worker : workers_) {
+    if (worker.pid <= 0 || !worker.running.empty()) continue;
+    while (!candidates_.empty()) {
+      Child child = std::move(candidates_.back());
+      candidates_.pop_back();
+      if (contents_.count(child.content) > 0) continue;  // announced, or run, since it was offered
+      const uint64_t key = kSpeculative | child.content;
+      if (!Send(worker, key, Request(key, child.branch, false))) return;
+      contents_.insert(child.content);
+      speculating_[child.content] = key;
+      spent_[key] = child.branch.spent;
+      ++speculations_;
+      break;
+    }
+  }
+}
+
+bool WorkerPool::Adopt(uint64_t key, const search::Branch& branch) {
+  if (!branch.path) return false;
+  const uint64_t content = Content(branch);
+  contents_.insert(content);
+  if (auto speculated = speculated_.find(content); speculated != speculated_.end()) {
+    done_.emplace(key, std::move(speculated->second));
+    speculated_.erase(speculated);
+    return true;
+  }
+  if (auto running = speculating_.find(content); running != speculating_.end()) {
+    adopted_[running->second] = key;
+    speculating_.erase(running);
+    return true;
+  }
+  return false;
 }
 
 std::string WorkerPool::Request(uint64_t key, const Work& work, bool retry) {
@@ -191,8 +265,10 @@ void WorkerPool::Fill() {
     Worker* free = LeastLoaded(request.size());
     if (free == nullptr) return;  // too large to queue: it waits for an idle worker
     if (!Send(*free, order_[i], request)) return;
+    if (const auto* branch = std::get_if<search::Branch>(&waiting->second)) spent_[order_[i]] = branch->spent;
     waiting_.erase(waiting);
   }
+  Speculate();
 }
 
 bool WorkerPool::Collect() {
@@ -233,10 +309,24 @@ bool WorkerPool::Collect() {
       }
       return false;
     }
+    std::optional<uint32_t> spent;
+    if (auto sent = spent_.find(key); sent != spent_.end()) {
+      spent = sent->second;
+      spent_.erase(sent);
+    }
     if (dropped_.erase(key) > 0) {
       ++finished_unused_;
-    } else {
+      continue;
+    }
+    if (spent) Offer(*spent, decoded->second);
+    if ((key & kSpeculative) == 0) {
       done_.emplace(key, std::move(decoded->second));
+    } else if (auto adopted = adopted_.find(key); adopted != adopted_.end()) {
+      done_.emplace(adopted->second, std::move(decoded->second));
+      adopted_.erase(adopted);
+    } else {
+      speculating_.erase(key & ~kSpeculative);
+      speculated_.emplace(key & ~kSpeculative, std::move(decoded->second));
     }
   }
   return true;
@@ -262,13 +352,18 @@ search::BranchRun WorkerPool::RunWork(uint64_t key, const Work& work, bool retry
   if (retry) {
     // Its first run was taken: this one is asked for now, and goes first.
     done_.erase(key);
+  } else if (const auto* branch = std::get_if<search::Branch>(&work);
+             branch != nullptr && done_.count(key) == 0 && !Running(key)) {
+    Adopt(key, *branch);  // asked without being announced: a worker may have run it all the same
   }
   if (retry || (done_.count(key) == 0 && !Running(key))) {
     // Not started: on the least busy worker, before any work announced after it.
     const std::string request = Request(key, work, retry);
     while (error_.empty()) {
       if (Worker* free = LeastLoaded(request.size()); free != nullptr) {
-        Send(*free, key, request);
+        if (Send(*free, key, request)) {
+          if (const auto* branch = std::get_if<search::Branch>(&work)) spent_[key] = branch->spent;
+        }
         break;
       }
       if (!Collect()) break;
@@ -291,7 +386,8 @@ void WorkerPool::Announced(std::vector<std::pair<uint64_t, Work>> next) {
   order_.clear();
   for (auto& [key, work] : next) {
     order_.push_back(key);
-    const bool known = waiting_.count(key) > 0 || done_.count(key) > 0 || Running(key);
+    bool known = waiting_.count(key) > 0 || done_.count(key) > 0 || Running(key);
+    if (const auto* branch = std::get_if<search::Branch>(&work); !known && branch != nullptr) known = Adopt(key, *branch);
     if (!known) waiting_.emplace(key, std::move(work));
   }
   Fill();
@@ -318,6 +414,14 @@ void WorkerPool::Dropped(uint64_t serial) {
     ++finished_unused_;
     return;
   }
+  // Run ahead as a speculation and adopted: it is a speculation again, never taken.
+  for (auto adopted = adopted_.begin(); adopted != adopted_.end(); ++adopted) {
+    if (adopted->second == key) {
+      speculating_[adopted->first & ~kSpeculative] = adopted->first;
+      adopted_.erase(adopted);
+      return;
+    }
+  }
   if (Running(key)) dropped_.insert(key);
 }
 
@@ -327,6 +431,13 @@ void WorkerPool::Forget() {
   finished_unused_ += done_.size();
   done_.clear();
   for (const Worker& worker : workers_) dropped_.insert(worker.running.begin(), worker.running.end());
+  finished_unused_ += speculated_.size();
+  speculated_.clear();
+  speculating_.clear();
+  adopted_.clear();
+  candidates_.clear();
+  contents_.clear();
+  children_within_.reset();
   ++generation_;
 }
 

@@ -42,14 +42,17 @@ class WorkerPool final : public search::BranchRunner {
   search::BranchRun Run(const search::Branch& branch, bool retry) override;
   void Upcoming(const std::vector<const search::Branch*>& next) override;
   void Dropped(uint64_t serial) override;
+  void ChildrenWithin(std::optional<uint32_t> bound) override { children_within_ = bound; }
   search::BranchRun RunSample(const search::SampleRequest& sample, bool retry) override;
   void UpcomingSamples(const std::vector<search::SampleRequest>& next) override;
   void Forget() override;
 
   size_t Size() const { return workers_.size(); }
-  // Executions the workers ran that the search never took (it ended first): work -j 1 would not
-  // have done.
-  uint64_t Unused() const { return finished_unused_ + done_.size() + InFlight(); }
+  // Children run before the search announced them (each is in Unused until it is taken).
+  uint64_t Speculations() const { return speculations_; }
+  // Executions the workers ran that the search never took (it ended first, or never asked for a
+  // child run before it was announced): work -j 1 would not have done.
+  uint64_t Unused() const { return finished_unused_ + done_.size() + speculated_.size() + InFlight(); }
 
  private:
   // What a worker is sent: a branch of pb or db, or a sample of pct or random.
@@ -90,6 +93,30 @@ class WorkerPool final : public search::BranchRunner {
   // How far ahead of the search the workers run, in branches: enough to keep each busy while the
   // search takes runs in, few enough that the runs waiting to be taken stay small.
   size_t Window() const { return 32 * workers_.size(); }
+  // Speculation: a worker with nothing announced to run runs a child of a run the search has not
+  // taken yet (ChildrenWithin), known by its content — the schedule up to its choice, and the
+  // choice — until the search announces it under its serial and takes that run.
+  struct Child {
+    uint64_t content = 0;
+    search::Branch branch;
+  };
+  // A branch's content from the hash of its path's decisions before its own (PrefixHash) and its
+  // own decision and choice; never has kSpeculative's bit.
+  static uint64_t PrefixStep(uint64_t hash, const search::RecordedDecision& decision);
+  static uint64_t Content(uint64_t prefix, size_t decision, search::ThreadId choice);
+  static uint64_t Content(const search::Branch& branch);
+  // A run came back: its children become candidates (a run of a branch, when they are known).
+  void Offer(uint32_t spent, const search::BranchRun& run);
+  // Gives idle workers the latest candidates the search has not announced.
+  void Speculate();
+  // The key a branch of the search's is known by, if a worker ran it, or runs it, ahead of its
+  // announcement: its run is moved to done_, or it will be.
+  // True when it was adopted.
+  bool Adopt(uint64_t key, const search::Branch& branch);
+  // Speculative runs are keyed apart from every search's serials.
+  static constexpr uint64_t kSpeculative = uint64_t{1} << 63;
+  // Candidates kept at most; the oldest go first.
+  static constexpr size_t kCandidates = 4096;
   // Waits for any busy worker's run and files it (the worker has room then, for the caller to
   // fill); false when a worker died or chess-trace was asked to stop (error_ says which).
   bool Collect();
@@ -102,6 +129,14 @@ class WorkerPool final : public search::BranchRunner {
   std::map<uint64_t, Work> waiting_;       // announced, not started (a branch shares its path)
   std::map<uint64_t, search::BranchRun> done_;  // ran ahead, not yet taken
   std::set<uint64_t> dropped_;  // started, then dropped or forgotten: their runs are discarded
+  std::map<uint64_t, uint32_t> spent_;  // what the branch in flight under a key spent (its children's base)
+  std::optional<uint32_t> children_within_;
+  uint64_t speculations_ = 0;
+  std::deque<Child> candidates_;                      // the latest at the back
+  std::set<uint64_t> contents_;                       // announced or speculated: no candidate again
+  std::map<uint64_t, search::BranchRun> speculated_;  // by content: ran, not announced yet
+  std::map<uint64_t, uint64_t> speculating_;          // content → its key in flight
+  std::map<uint64_t, uint64_t> adopted_;              // a speculative key in flight → the search's key
   uint64_t finished_unused_ = 0;
   std::string error_;  // set once a worker died: every later run is an error
   size_t queued_request_limit_ = 0;  // the largest request queued behind a running one: half a pipe

@@ -96,6 +96,7 @@ void BoundedSearch::Announce(ExecutionBackend& backend) const {
     }
   }
   runner->Upcoming(next);
+  runner->ChildrenWithin(shard_.Whole() ? std::optional<uint32_t>(bound_limit_) : std::nullopt);
 }
 
 EngineStep BoundedSearch::Step(ExecutionBackend& backend, ExplorationResult& result) {

@@ -74,6 +74,12 @@ class BranchRunner {
   virtual void Upcoming(const std::vector<const Branch*>& next) { (void)next; }
   // A branch announced in Upcoming that will never be asked (--max-executions left it out).
   virtual void Dropped(uint64_t serial) { (void)serial; }
+  // What the search makes of a run it takes: a branch for each of its alternatives that keeps the
+  // bound (what the run's own branch spent plus the alternative's cost, at most `bound`), unless
+  // the state cache prunes it or --max-executions leaves it out. A runner may run such children
+  // before they are announced, on a worker that has nothing announced to run. Nullopt: the
+  // children are not known this way (a shard deals them).
+  virtual void ChildrenWithin(std::optional<uint32_t> bound) { (void)bound; }
 
   // The same for the samples of pct and random, known by their index. A runner that cannot run
   // them says so in the run's error.

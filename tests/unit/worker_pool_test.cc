@@ -118,6 +118,50 @@ TEST(WorkerPoolTest, AShardsSamplesRunOnItsWorkers) {
   ExpectSameSearch(Independent(3, 2), options);
 }
 
+// Workers with nothing announced to run run the children of a run the search has not taken in
+// yet; when the search announces one of them under its own serial, that run is the one it gets —
+// the same run the branch makes anywhere — and nothing is run twice.
+TEST(WorkerPoolTest, IdleWorkersRunTheChildrenOfARunBeforeTheSearchAnnouncesThem) {
+  ExplorerOptions options;
+  options.state_cache = false;
+  const ModelProgram program = Independent(2, 2);
+  uint64_t taken = 0;
+  std::unique_ptr<WorkerPool> pool = Workers(program, options, 2, &taken);
+  ASSERT_NE(pool, nullptr);
+  pool->ChildrenWithin(2);
+  search::Branch root;
+  const search::BranchRun first = pool->Run(root, false);
+  ASSERT_GE(first.alternatives.size(), 2u);
+  pool->Upcoming({});  // nothing announced: both workers take a child of the first run
+  EXPECT_EQ(pool->Speculations(), 2u);
+  EXPECT_EQ(pool->Unused(), 2u);  // run, not taken yet
+  pool->ChildrenWithin(std::nullopt);  // no more of it: what follows is only the two children
+
+  ModelBackend here(program);
+  auto path = std::make_shared<const search::ExecutionPath>(search::ExecutionPath{1, first.decisions, {}});
+  std::vector<search::Branch> children;
+  // As the search keeps them: the last alternative is run first.
+  for (auto alternative = first.alternatives.rbegin(); alternative != first.alternatives.rend(); ++alternative) {
+    search::Branch child{path, alternative->decision, alternative->choice, alternative->cost, 1, std::nullopt,
+                         children.size() + 1};
+    children.push_back(child);
+  }
+  std::vector<const search::Branch*> announced;
+  for (const search::Branch& child : children) announced.push_back(&child);
+  pool->Upcoming(announced);
+  for (const search::Branch& child : children) {
+    const search::BranchRun pooled = pool->Run(child, false);
+    const search::BranchRun local =
+        search::RunBranch(child, options.liveness, false, search::StrategyKind::kPb, here);
+    EXPECT_EQ(search::ScheduleDigest(pooled.decisions), search::ScheduleDigest(local.decisions));
+    EXPECT_EQ(pooled.alternatives.size(), local.alternatives.size());
+  }
+  // Both speculations were taken as the announced children, and nothing else ran.
+  EXPECT_EQ(pool->Speculations(), 2u);
+  EXPECT_EQ(pool->Unused(), 0u);
+  EXPECT_EQ(taken, 1 + children.size());
+}
+
 // Running a branch of pb or a sample of random.
 TEST(WorkerPoolTest, AWorkerThatDiesEndsTheSearchAsAnErrorThatSaysSo) {
   for (const search::StrategyKind kind : {search::StrategyKind::kPb, search::StrategyKind::kRandom}) {
