@@ -372,7 +372,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
       Plural(r.executions, "execution", "executions") + " in " + Seconds(s.wall_seconds) + " (" + rate_text + "/s" +
       (s.jobs > 1 ? " on " + std::to_string(s.jobs) + " workers" +
                         (s.ran_ahead_unused > 0 ? ", which also ran " + Plural(s.ran_ahead_unused, "execution", "executions") +
-                                                      " ahead that the search ended before needing"
+                                                      " ahead that the search never needed"
                                                 : "")
                   : "") +
       ")";
