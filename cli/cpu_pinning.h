@@ -15,6 +15,12 @@ struct Pinning {
   std::vector<uint8_t> machine_mask;  // what sched_getaffinity reported before pinning
 };
 
+// The calling process's CPU mask as the kernel reports it (its size is the kernel's); empty when
+// it cannot be read.
+std::vector<uint8_t> OwnAffinityMask();
+// The CPUs set in a mask of that form (CPU 0 in bit 0 of byte 0), in order.
+std::vector<int> CpusOf(const std::vector<uint8_t>& mask);
+
 // Pins the calling process. `requested` is --cpu; without it a CPU is chosen among the allowed
 // ones (spread by pid, so parallel runs do not pile onto one CPU).
 Result<Pinning> PinSupervisor(std::optional<int> requested, bool pin);

@@ -24,6 +24,7 @@
 #include "cli/search_identity.h"
 #include "cli/trace_recording.h"
 #include "cli/checkpoint.h"
+#include "cli/cpu_pinning.h"
 #include "cli/worker_pool.h"
 #include "search/explorer.h"
 #include "cli/oracle_judge.h"
@@ -177,17 +178,7 @@ namespace {
 
 // The CPUs chess-trace may use, as the machine's mask says before pinning.
 std::vector<int> UsableCpus(const std::vector<uint8_t>& visible_affinity) {
-  std::vector<uint8_t> mask = visible_affinity;
-  if (mask.empty()) {
-    mask.assign(1024, 0);
-    const long size = syscall(SYS_sched_getaffinity, 0, mask.size(), mask.data());
-    mask.resize(size > 0 ? static_cast<size_t>(size) : 0);
-  }
-  std::vector<int> cpus;
-  for (size_t cpu = 0; cpu < mask.size() * 8; ++cpu) {
-    if (mask[cpu / 8] & (1u << (cpu % 8))) cpus.push_back(static_cast<int>(cpu));
-  }
-  return cpus;
+  return CpusOf(visible_affinity.empty() ? OwnAffinityMask() : visible_affinity);
 }
 
 }  // namespace
