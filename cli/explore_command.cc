@@ -1,8 +1,6 @@
 #include "cli/explore_command.h"
 
-#include <sched.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,8 +22,7 @@
 #include "cli/search_identity.h"
 #include "cli/trace_recording.h"
 #include "cli/checkpoint.h"
-#include "cli/cpu_pinning.h"
-#include "cli/worker_pool.h"
+#include "cli/explore_workers.h"
 #include "search/explorer.h"
 #include "cli/oracle_judge.h"
 #include "search/output_oracle.h"
@@ -146,9 +143,6 @@ class Search {
   // --checkpoint / --resume: from now on the search's runs are logged to the file, or taken
   // again from it first; the error says why the file cannot be used (bad input: exit 125).
   Result<void> StartCheckpoint(const SearchIdentity& identity);
-  // A worker's life: its own CPU, namespaces, template and capture, then the branches it is
-  // sent, until the search closes its requests.
-  [[noreturn]] void WorkerMain(int requests, int runs, size_t index);
   double Elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   }
@@ -167,49 +161,25 @@ class Search {
   bool time_limited_ = false;
   // --sync-points atomics: the sites every execution has, as they were learned.
   std::optional<AtomicPointsSeen> atomics_;
-  std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<SearchWorkers> workers_;
   std::unique_ptr<CheckpointRunner> checkpoint_;
-  std::optional<cpu_set_t> search_pin_;  // -j: the CPU the search's process had before its workers
   size_t summary_jobs_ = 1;
   uint64_t ran_ahead_unused_ = 0;
 };
 
-namespace {
 
-// The CPUs chess-trace may use, as the machine's mask says before pinning.
-std::vector<int> UsableCpus(const std::vector<uint8_t>& visible_affinity) {
-  return CpusOf(visible_affinity.empty() ? OwnAffinityMask() : visible_affinity);
-}
-
-}  // namespace
-
-size_t Search::WorkerCount() const {
-  if (options_.jobs != 0) return options_.jobs;
-  return std::max<size_t>(UsableCpus(execution_.options.visible_affinity).size(), 1);
-}
+size_t Search::WorkerCount() const { return cli::WorkerCount(options_.jobs, execution_.options.visible_affinity); }
 
 Result<void> Search::StartWorkers() {
-  const std::vector<int> cpus = UsableCpus(execution_.options.visible_affinity);
   const size_t count = WorkerCount();
   if (count <= 1) return {};
-  auto started = WorkerPool::Start(
-      count, [this](int requests, int runs, size_t index) { WorkerMain(requests, runs, index); },
-      [this](const search::BranchRun& run) { backend_.Absorb(run.observed); });
-  if (!started) return Error{"-j: " + started.error()};
+  const SearchWorkers::Setup setup{execution_,           options_.expect_exit, options_.state_cache, options_.strategy,
+                                   Liveness(options_), backend_.Oracles(),   atomics_};
+  auto started =
+      SearchWorkers::Start(count, setup, [this](const search::BranchRun& run) { backend_.Absorb(run.observed); });
+  if (!started) return Error{started.error()};
   workers_ = std::move(*started);
-  backend_.RunBranchesOn(workers_.get());
-  // The search's own process mostly waits for its workers' runs: it takes whichever CPU a worker
-  // leaves free for a moment, instead of sharing the one it was pinned to with a busy worker.
-  // Its pin comes back when the workers are gone (a bug's trace is recorded on it).
-  cpu_set_t own;
-  if (!execution_.options.visible_affinity.empty() && sched_getaffinity(0, sizeof own, &own) == 0) {
-    cpu_set_t any;
-    CPU_ZERO(&any);
-    for (int cpu : cpus) {
-      if (cpu < CPU_SETSIZE) CPU_SET(cpu, &any);
-    }
-    if (sched_setaffinity(0, sizeof any, &any) == 0) search_pin_ = own;
-  }
+  backend_.RunBranchesOn(&workers_->Pool());
   return {};
 }
 
@@ -239,7 +209,7 @@ Result<void> Search::StartCheckpoint(const SearchIdentity& identity) {
   }
   const search::LivenessLimits liveness = Liveness(options_);
   checkpoint_ = std::make_unique<CheckpointRunner>(
-      std::move(file), std::move(runs), workers_.get(),
+      std::move(file), std::move(runs), workers_ ? &workers_->Pool() : nullptr,
       [this, liveness](const search::Branch& branch) {
         search::BranchRun run = search::RunBranch(branch, liveness, options_.state_cache, options_.strategy, backend_);
         run.observed = backend_.TakeObservation();
@@ -249,55 +219,6 @@ Result<void> Search::StartCheckpoint(const SearchIdentity& identity) {
       [](const search::BranchRun&) { return supervisor::PendingStopSignal() == 0; });
   backend_.RunBranchesOn(checkpoint_.get());
   return {};
-}
-
-void Search::WorkerMain(int requests, int runs, size_t index) {
-  // A CPU of its own, and the program's tree with it (the search's own CPU is shared with the
-  // first worker: it mostly waits).
-  if (!execution_.options.visible_affinity.empty()) {
-    const std::vector<int> cpus = UsableCpus(execution_.options.visible_affinity);
-    const int cpu = cpus[index % cpus.size()];
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    if (sched_setaffinity(0, sizeof set, &set) == 0) execution_.spec.cpu = cpu;
-  }
-  // The search's template and namespaces belong to its process: this one makes its own (the
-  // inherited objects are let go of, never destroyed — that would kill the search's processes).
-  if (execution_.fork_server) {
-    (void)execution_.fork_server.release();
-    execution_.fork_server = std::make_unique<supervisor::ForkServer>();
-    execution_.options.fork_server = execution_.fork_server.get();
-  }
-  if (execution_.namespaces) {
-    (void)execution_.namespaces.release();
-    execution_.namespaces = std::make_unique<supervisor::IsolatedInit>();
-    execution_.options.shared_init = execution_.namespaces.get();
-  }
-  // The search's oracles, with --same-output's reference when it took one before forking.
-  SupervisorBackend backend(execution_, options_.expect_exit, backend_.Oracles());
-  if (atomics_) backend.UseAtomicPoints(*atomics_);
-  execution_.options.inspect_world = backend.Oracles().Inspector();
-  const search::LivenessLimits liveness = Liveness(options_);
-  const int status = ServeBranches(
-      requests, runs,
-      [&](const search::Branch& branch) {
-        search::BranchRun run = search::RunBranch(branch, liveness, options_.state_cache,
-                                                  search::BranchBounding(options_.strategy), backend);
-        run.observed = backend.TakeObservation();
-        return run;
-      },
-      [&](const search::SampleRequest& sample) {
-        search::BranchRun run = search::RunSample(sample, liveness, backend);
-        run.observed = backend.TakeObservation();
-        return run;
-      });
-  backend.EndCapture();
-  // Its template and namespaces go with it (their destructors kill them); nothing else of the
-  // search's is torn down here.
-  execution_.fork_server.reset();
-  execution_.namespaces.reset();
-  _exit(status);
 }
 
 Result<Search::RecordedRun> Search::RecordInOut(TraceRecording& recording, search::Outcome outcome, uint64_t execution,
@@ -484,15 +405,14 @@ int Search::Run() {
     checkpointed.resumed = !options_.resume_path.empty();
     checkpointed.resumed_executions = checkpoint_->Resumed();
     checkpointed.write_error = checkpoint_->WriteError();
-    backend_.RunBranchesOn(workers_.get());
+    backend_.RunBranchesOn(workers_ ? &workers_->Pool() : nullptr);
     checkpoint_.reset();  // its last runs reach the disk
   }
   if (workers_) {
-    summary_jobs_ = workers_->Size();
-    ran_ahead_unused_ = workers_->Unused();
+    summary_jobs_ = workers_->Pool().Size();
+    ran_ahead_unused_ = workers_->Pool().Unused();
     backend_.RunBranchesOn(nullptr);
     workers_.reset();  // before the bugs' traces are recorded here: the CPUs are free again
-    if (search_pin_) sched_setaffinity(0, sizeof *search_pin_, &*search_pin_);
   }
   backend_.EndCapture();
   messages_.ClearLive();
