@@ -297,4 +297,9 @@ void CheckpointRunner::Dropped(uint64_t serial) {
   if (inner_ != nullptr) inner_->Dropped(serial);
 }
 
+void CheckpointRunner::ChildrenWithin(std::optional<uint32_t> bound) {
+  // While the log is handed out nothing runs: a child speculated then would be one the log has.
+  if (inner_ != nullptr) inner_->ChildrenWithin(log_.empty() ? bound : std::nullopt);
+}
+
 }  // namespace chess::cli

@@ -104,6 +104,7 @@ class CheckpointRunner final : public search::BranchRunner {
   search::BranchRun Run(const search::Branch& branch, bool retry) override;
   void Upcoming(const std::vector<const search::Branch*>& next) override;
   void Dropped(uint64_t serial) override;
+  void ChildrenWithin(std::optional<uint32_t> bound) override;
 
   // Runs taken from the checkpoint instead of being run.
   uint64_t Resumed() const { return resumed_; }
