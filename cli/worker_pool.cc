@@ -131,8 +131,8 @@ WorkerPool::~WorkerPool() {
   for (Worker& worker : workers_) {
     if (worker.pid <= 0) continue;
     for (;;) {
-      const pid_t reaped = waitpid(worker.pid, nullptr, WNOHANG);
-      if (reaped == worker.pid || (reaped < 0 && errno != EINTR)) break;
+      bool gone = false;
+      if (supervisor::ptrace::PollChild(worker.pid, gone) || gone) break;
       if (std::chrono::steady_clock::now() >= deadline) {
         kill(worker.pid, SIGKILL);
         supervisor::ptrace::ReapChild(worker.pid);
@@ -206,6 +206,17 @@ void WorkerPool::Speculate() {
       ++speculations_;
       break;
     }
+  }
+}
+
+void WorkerPool::Speculated(uint64_t content, search::BranchRun run) {
+  speculated_.emplace(content, std::move(run));
+  speculated_order_.push_back(content);
+  // The oldest go first: a child the state cache pruned is never announced, and would stay.
+  while (!speculated_order_.empty() &&
+         (speculated_.count(speculated_order_.front()) == 0 || speculated_.size() > kSpeculated)) {
+    finished_unused_ += speculated_.erase(speculated_order_.front());
+    speculated_order_.pop_front();
   }
 }
 
@@ -326,7 +337,7 @@ bool WorkerPool::Collect() {
       adopted_.erase(adopted);
     } else {
       speculating_.erase(key & ~kSpeculative);
-      speculated_.emplace(key & ~kSpeculative, std::move(decoded->second));
+      Speculated(key & ~kSpeculative, std::move(decoded->second));
     }
   }
   return true;
@@ -433,6 +444,7 @@ void WorkerPool::Forget() {
   for (const Worker& worker : workers_) dropped_.insert(worker.running.begin(), worker.running.end());
   finished_unused_ += speculated_.size();
   speculated_.clear();
+  speculated_order_.clear();
   speculating_.clear();
   adopted_.clear();
   candidates_.clear();

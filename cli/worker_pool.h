@@ -113,10 +113,13 @@ class WorkerPool final : public search::BranchRunner {
   // announcement: its run is moved to done_, or it will be.
   // True when it was adopted.
   bool Adopt(uint64_t key, const search::Branch& branch);
+  // Files a speculative run that came back before its branch was announced.
+  void Speculated(uint64_t content, search::BranchRun run);
   // Speculative runs are keyed apart from every search's serials.
   static constexpr uint64_t kSpeculative = uint64_t{1} << 63;
-  // Candidates kept at most; the oldest go first.
+  // Candidates, and speculative runs waiting to be announced, kept at most; the oldest go first.
   static constexpr size_t kCandidates = 4096;
+  static constexpr size_t kSpeculated = 1024;
   // Waits for any busy worker's run and files it (the worker has room then, for the caller to
   // fill); false when a worker died or chess-trace was asked to stop (error_ says which).
   bool Collect();
@@ -135,6 +138,7 @@ class WorkerPool final : public search::BranchRunner {
   std::deque<Child> candidates_;                      // the latest at the back
   std::set<uint64_t> contents_;                       // announced or speculated: no candidate again
   std::map<uint64_t, search::BranchRun> speculated_;  // by content: ran, not announced yet
+  std::deque<uint64_t> speculated_order_;             // their contents, oldest first (some adopted since)
   std::map<uint64_t, uint64_t> speculating_;          // content → its key in flight
   std::map<uint64_t, uint64_t> adopted_;              // a speculative key in flight → the search's key
   uint64_t finished_unused_ = 0;
