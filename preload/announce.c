@@ -53,7 +53,7 @@ static long chess_hypercall(long number, long first, long second) {
   return chess_raw_syscall2(CHESS_HYPERCALL_BASE + number, first, second);
 }
 
-int chess_announce(uint32_t op, const void *object) {
+int chess_announce_from(uint32_t op, const void *object, const void *site) {
   if (chess_decide_mode() != CHESS_MODE_ACTIVE) return 0;
   struct chess_thread *self = &chess_thread;
   if (!self->registered) {
@@ -63,12 +63,13 @@ int chess_announce(uint32_t op, const void *object) {
     if (chess_hypercall(CHESS_HC_THREAD_STATE, (long)&self->locks.visible, 0) == -ENOSYS) return 0;
     self->registered = 1;
   }
+  self->locks.visible.announcing_site = (uint64_t)(uintptr_t)site;
   if (chess_hypercall(CHESS_HC_SYNC_OP, (long)op, (long)(uintptr_t)object) == -ENOSYS) return 0;
   return 1;
 }
 
 void chess_note_acquired(const void *object, uint32_t op) {
-  chess_held_add(&chess_thread.locks, (uintptr_t)object, op);
+  chess_held_add(&chess_thread.locks, (uintptr_t)object, op, chess_thread.locks.visible.announcing_site);
 }
 
 struct chess_held_removal chess_note_releasing(const void *object) {

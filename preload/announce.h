@@ -29,11 +29,14 @@ static inline int chess_inert(void) {
 enum chess_mode chess_decide_mode(void);
 
 /* When the shim is active: registers the calling thread's state if it has not yet, announces
- * `op` on `object` (a scheduling point), and returns 1. Otherwise (or once chess-trace has let
- * the program go) returns 0 and does nothing. */
-int chess_announce(uint32_t op, const void *object);
+ * `op` on `object` (a scheduling point) made from `site` (the program's call), and returns 1.
+ * Otherwise (or once chess-trace has let the program go) returns 0 and does nothing. */
+int chess_announce_from(uint32_t op, const void *object, const void *site);
+/* In an exported wrapper: the program's call is the wrapper's return address. */
+#define chess_announce(op, object) chess_announce_from((op), (object), __builtin_return_address(0))
 
-/* The calling thread's held-lock list; call only after chess_announce returned 1. */
+/* The calling thread's held-lock list; call only after chess_announce returned 1. A lock
+ * acquired is noted as taken where the thread's latest announcement was made from. */
 void chess_note_acquired(const void *object, uint32_t op);
 struct chess_held_removal chess_note_releasing(const void *object);
 void chess_note_release_undone(const void *object, struct chess_held_removal removal);

@@ -10,19 +10,20 @@ static struct chess_held_lock *entry(struct chess_held_locks *locks, uint32_t in
                                 : &locks->more[index - CHESS_MAX_HELD];
 }
 
-void chess_held_add(struct chess_held_locks *locks, uintptr_t object, uint32_t op) {
+void chess_held_add(struct chess_held_locks *locks, uintptr_t object, uint32_t op, uint64_t site) {
   if (locks->known < CHESS_KNOWN_CAPACITY) {
     struct chess_held_lock *slot = entry(locks, locks->known);
     slot->object = object;
     slot->op = op;
     slot->reserved = 0;
+    slot->site = site;
     ++locks->known;
   }
   ++locks->visible.held_count;
 }
 
 struct chess_held_removal chess_held_remove(struct chess_held_locks *locks, uintptr_t object) {
-  struct chess_held_removal removal = {0, 0};
+  struct chess_held_removal removal = {0, 0, 0};
   uint32_t index = locks->known;
   while (index > 0 && entry(locks, index - 1)->object != object) --index;
   if (index == 0) {
@@ -34,12 +35,14 @@ struct chess_held_removal chess_held_remove(struct chess_held_locks *locks, uint
   }
   --index;
   removal.op = entry(locks, index)->op;
+  removal.site = entry(locks, index)->site;
   for (uint32_t next = index + 1; next < locks->known; ++next) *entry(locks, next - 1) = *entry(locks, next);
   --locks->known;
   struct chess_held_lock *vacated = entry(locks, locks->known);
   vacated->object = 0;
   vacated->op = 0;
   vacated->reserved = 0;
+  vacated->site = 0;
   --locks->visible.held_count;
   return removal;
 }
@@ -47,7 +50,7 @@ struct chess_held_removal chess_held_remove(struct chess_held_locks *locks, uint
 void chess_held_undo_remove(struct chess_held_locks *locks, uintptr_t object,
                             struct chess_held_removal removal) {
   if (removal.op != 0)
-    chess_held_add(locks, object, removal.op);
+    chess_held_add(locks, object, removal.op, removal.site);
   else if (removal.unlisted)
     ++locks->visible.held_count;
 }

@@ -28,10 +28,11 @@ struct chess_held_locks {
 /* What chess_held_remove took out, so that chess_held_undo_remove can put it back. */
 struct chess_held_removal {
   uint32_t op;   /* the removed entry's op; 0 when none was found */
+  uint64_t site; /* … and where it was taken */
   int unlisted;  /* nothing listed matched, but unlisted locks were held: one was counted off */
 };
 
-void chess_held_add(struct chess_held_locks *locks, uintptr_t object, uint32_t op);
+void chess_held_add(struct chess_held_locks *locks, uintptr_t object, uint32_t op, uint64_t site);
 /* Removes the last entry for `object`; when there is none but some locks went unlisted, assumes
  * it was one of those. */
 struct chess_held_removal chess_held_remove(struct chess_held_locks *locks, uintptr_t object);

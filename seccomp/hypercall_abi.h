@@ -35,8 +35,10 @@
 #define CHESS_HYPERCALL_BASE 1000
 #define CHESS_HYPERCALL_COUNT 8
 
-/* Version 2: the auxiliary vector replaced version 1's hello hypercall (number 0, now unused). */
-#define CHESS_HC_VERSION 2
+/* Version 2: the auxiliary vector replaced version 1's hello hypercall (number 0, now unused).
+ * Version 3: struct chess_thread_state says where each lock was taken, and where the operation
+ * being announced is called from. */
+#define CHESS_HC_VERSION 3
 
 /* Auxiliary-vector types of chess-trace's own ("CH", far above the kernel's). */
 #define CHESS_AT_CONTROL_ADDRESS 0x43480001UL
@@ -96,11 +98,15 @@ struct chess_held_lock {
   uint64_t object;  /* the lock's address */
   uint32_t op;      /* how it was taken: CHESS_OP_MUTEX_LOCK, _RWLOCK_RDLOCK, _RWLOCK_WRLOCK, _SPIN_LOCK */
   uint32_t reserved;
+  uint64_t site;    /* where it was taken: the return address of the program's call */
 };
 struct chess_thread_state {
   uint32_t abi_version; /* CHESS_HC_VERSION */
   uint32_t held_count;
   struct chess_held_lock held[CHESS_MAX_HELD];
+  /* The return address of the program's call whose CHESS_HC_SYNC_OP is the latest (written just
+   * before it): where a lock is asked for. */
+  uint64_t announcing_site;
 };
 
 #endif

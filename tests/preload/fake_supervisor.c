@@ -206,10 +206,15 @@ static void describe(const struct event *event, char *line) {
   }
   const struct chess_thread_state *state = &event->state;
   if (state->abi_version != CHESS_HC_VERSION) append(line, " BAD-ABI-VERSION %u", state->abi_version);
+  /* Where the operation and each held lock were called from: addresses, so only their presence
+   * is in the transcript. */
+  if (state->announcing_site == 0) append(line, " NO-SITE");
   append(line, " | held %u:", state->held_count);
-  for (uint32_t i = 0; i < state->held_count && i < CHESS_MAX_HELD; ++i)
+  for (uint32_t i = 0; i < state->held_count && i < CHESS_MAX_HELD; ++i) {
     append(line, " %s(%s)", state->held[i].object ? name_of(state->held[i].object) : "-",
            held_op_name(state->held[i].op));
+    if (state->held[i].object && state->held[i].site == 0) append(line, "NO-SITE");
+  }
 }
 
 static char *transcript(void) {
