@@ -15,6 +15,7 @@
 
 #include "search/branch_codec.h"
 #include "search/mix.h"
+#include "search/shard.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
 #include "supervisor/world/whole_io.h"
@@ -154,10 +155,6 @@ bool WorkerPool::Running(uint64_t key) const {
          std::any_of(adopted_.begin(), adopted_.end(), [&](const auto& adopted) { return adopted.second == key; });
 }
 
-uint64_t WorkerPool::PrefixStep(uint64_t hash, const search::RecordedDecision& decision) {
-  return search::Mix64(hash, uint64_t{decision.picked.value} << 1 | uint64_t{decision.fired_early});
-}
-
 uint64_t WorkerPool::Content(uint64_t prefix, size_t decision, search::ThreadId choice) {
   return search::Mix64(search::Mix64(prefix, decision), choice.value) & ~kSpeculative;
 }
@@ -165,21 +162,22 @@ uint64_t WorkerPool::Content(uint64_t prefix, size_t decision, search::ThreadId 
 uint64_t WorkerPool::Content(const search::Branch& branch) {
   uint64_t prefix = 0;
   const std::vector<search::RecordedDecision>& path = branch.path->decisions;
-  for (size_t i = 0; i < branch.decision && i < path.size(); ++i) prefix = PrefixStep(prefix, path[i]);
+  for (size_t i = 0; i < branch.decision && i < path.size(); ++i) prefix = search::ScheduleStep(prefix, path[i]);
   return Content(prefix, branch.decision, branch.choice);
 }
 
 void WorkerPool::Offer(uint32_t spent, const search::BranchRun& run) {
   if (!children_within_ || run.alternatives.empty()) return;
-  auto path = std::make_shared<search::ExecutionPath>(search::ExecutionPath{0, run.decisions, {}});
+  std::shared_ptr<const search::ExecutionPath> path;  // made for the first candidate: most runs offer none
   uint64_t prefix = 0;
   size_t hashed = 0;  // decisions in `prefix`; alternatives come in decision order
   for (const search::Alternative& alternative : run.alternatives) {
     const uint32_t child_spent = spent + alternative.cost;
     if (child_spent > *children_within_ || alternative.decision >= run.decisions.size()) continue;
-    while (hashed < alternative.decision) prefix = PrefixStep(prefix, run.decisions[hashed++]);
+    while (hashed < alternative.decision) prefix = search::ScheduleStep(prefix, run.decisions[hashed++]);
     const uint64_t content = Content(prefix, alternative.decision, alternative.choice);
     if (contents_.count(content) > 0) continue;
+    if (!path) path = std::make_shared<const search::ExecutionPath>(search::ExecutionPath{0, run.decisions, {}});
     search::Branch child;
     child.path = path;
     child.decision = alternative.decision;

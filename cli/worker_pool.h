@@ -100,9 +100,8 @@ class WorkerPool final : public search::BranchRunner {
     uint64_t content = 0;
     search::Branch branch;
   };
-  // A branch's content from the hash of its path's decisions before its own (PrefixHash) and its
-  // own decision and choice; never has kSpeculative's bit.
-  static uint64_t PrefixStep(uint64_t hash, const search::RecordedDecision& decision);
+  // A branch's content from the hash of its path's decisions before its own (search::ScheduleStep
+  // over them) and its own decision and choice; never has kSpeculative's bit.
   static uint64_t Content(uint64_t prefix, size_t decision, search::ThreadId choice);
   static uint64_t Content(const search::Branch& branch);
   // A run came back: its children become candidates (a run of a branch, when they are known).

@@ -36,10 +36,12 @@ ShardParse ParseShard(std::string_view text) {
 
 uint64_t ScheduleDigest(const std::vector<RecordedDecision>& decisions) {
   uint64_t digest = Mix64(decisions.size());
-  for (const RecordedDecision& decision : decisions) {
-    digest = Mix64(digest, (uint64_t{decision.picked.value} << 1) | (decision.fired_early ? 1 : 0));
-  }
+  for (const RecordedDecision& decision : decisions) digest = ScheduleStep(digest, decision);
   return digest;
+}
+
+uint64_t ScheduleStep(uint64_t digest, const RecordedDecision& decision) {
+  return Mix64(digest, (uint64_t{decision.picked.value} << 1) | (decision.fired_early ? 1 : 0));
 }
 
 }  // namespace chess::search

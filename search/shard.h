@@ -39,5 +39,8 @@ ShardParse ParseShard(std::string_view text);
 // over a set of schedules, it names the set whatever order they ran in — what lets the shards
 // of a search be checked against the search run whole.
 uint64_t ScheduleDigest(const std::vector<RecordedDecision>& decisions);
+// One decision more of a digest of decisions (what ScheduleDigest folds in for each, after their
+// count): a schedule's prefix hashed as it grows.
+uint64_t ScheduleStep(uint64_t digest, const RecordedDecision& decision);
 
 }  // namespace chess::search
