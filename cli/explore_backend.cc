@@ -1,5 +1,7 @@
 #include "cli/explore_backend.h"
 
+#include "search/lock_watching_strategy.h"
+
 #include <cstring>
 #include <vector>
 
@@ -99,6 +101,12 @@ Result<void> SupervisorBackend::RunReference() {
   return {};
 }
 
+bool SupervisorBackend::WatchLocks(bool on) {
+  if (on && (runner_ != nullptr || !execution_.options.preload_shim)) return false;
+  watch_locks_ = on;
+  return true;
+}
+
 search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) {
   ++executions_;
   search::ExecutionSummary summary;
@@ -112,7 +120,8 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
     }
   }
   // Its decisions are kept, so that one a Ctrl-C cuts short can still be saved as a trace.
-  search::RecordingStrategy recorder(strategy);
+  search::LockWatchingStrategy watcher(strategy);
+  search::RecordingStrategy recorder(watch_locks_ ? static_cast<search::Strategy&>(watcher) : strategy);
   supervisor::ExecutionResult result = cli::Execute(execution_, execution_.options, recorder, &isolated_);
   const supervisor::CapturedOutput output = capture_.Take();
   if (result.forked) ++forked_;
@@ -138,6 +147,7 @@ search::ExecutionSummary SupervisorBackend::Execute(search::Strategy& strategy) 
   summary.outcome = judge_.Judge(summary.outcome, result, output, &summary.message);
   refusals_.Learn(result, summary.outcome);
   summary.names = std::move(result.names);
+  if (watch_locks_) summary.locks = watcher.Take();
   if (summary.outcome == search::Outcome::kDivergence) summary.threads = StoppedThreads(result);
   if (result.exec_errno) {
     summary.outcome = search::Outcome::kError;

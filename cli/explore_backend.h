@@ -35,7 +35,11 @@ class SupervisorBackend final : public search::ExecutionBackend {
   search::ExecutionSummary Execute(search::Strategy& strategy) override;
   // With -j: where the bounded search's branches run (the worker pool); null: here.
   void RunBranchesOn(search::BranchRunner* runner) { runner_ = runner; }
-  search::BranchRunner* Branches() override { return runner_; }
+  // While it watches locks (prediction's first execution), executions run here.
+  search::BranchRunner* Branches() override { return watch_locks_ ? nullptr : runner_; }
+  // Not with a runner (-j, --checkpoint): their executions are dealt and logged in order, the
+  // first included.
+  bool WatchLocks(bool on) override;
   // A worker's side: what the last execution showed of the program, for the tallies below, as
   // bytes for the search's backend. The search's side: an execution a worker ran is counted
   // here when the search takes it in (Absorb), as if it had run here.
@@ -93,6 +97,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
   std::optional<InterruptedRun> interrupted_;
   supervisor::OutputCapture capture_;
   search::BranchRunner* runner_ = nullptr;
+  bool watch_locks_ = false;
   // The last execution's contribution to the tallies (TakeObservation).
   std::vector<supervisor::ProgramImage> last_images_;
   search::AtomicPointCount last_atomics_;

@@ -347,6 +347,7 @@ int Search::Run() {
   options.keep_going = options_.keep_going;
   options.liveness = Liveness(options_);
   options.shard = options_.shard;
+  options.predict_budget = options_.predict_budget;
   search::ExplorerHooks hooks;
   hooks.should_stop = [this] {
     if (supervisor::PendingStopSignal() != 0) return true;
@@ -669,6 +670,16 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "state cache, the rounds and the bugs come back as they were — then the search goes on, "
                       "still saving to FILE. Its executions count and coverage are the whole search's")
       ->type_name("FILE");
+  explore->add_option("--predict-budget", options.predict_budget,
+                      "Predict deadlocks from the first execution and try to make each happen before the search "
+                      "goes on: the first execution's lock acquisitions (the preload shim's: --sync-points auto or "
+                      "more) give the lock-order cycles that could deadlock in another schedule (iGoodlock), and up "
+                      "to N directed executions per cycle pause each thread where it is about to take the cycle's "
+                      "next lock until the others are in place (DeadlockFuzzer). A cycle made to happen is a "
+                      "deadlock with a trace like any other; one that was not is listed as a prediction, never a "
+                      "bug. Directed executions count in the executions, not in the schedules explored. 0: no "
+                      "prediction. Not with -j or --checkpoint (their executions are dealt in order). Default: 5")
+      ->type_name("N");
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");
   explore->add_option("--out", options.out_dir, "Where the traces of bugs go (made if missing)")

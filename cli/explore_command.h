@@ -21,6 +21,8 @@ struct ExploreOptions {
   uint32_t preemption_bound = 2;
   std::optional<uint32_t> delay_bound;  // --delay-bound, db's only; unset: the Explorer's default
   uint32_t pct_depth = 3;
+  // Directed executions per deadlock cycle predicted from the first execution (0: no prediction).
+  uint32_t predict_budget = 5;
   bool state_cache = true;
   bool minimize = true;
   bool fork_server = true;

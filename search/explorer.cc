@@ -5,6 +5,8 @@
 
 #include "search/bounded_search.h"
 #include "search/branch_run.h"
+#include "search/directed_deadlock.h"
+#include "search/mix.h"
 #include "search/sampled_search.h"
 
 namespace chess::search {
@@ -22,6 +24,20 @@ ExplorerProgress ProgressOf(StrategyKind strategy, bool minimizing, uint64_t exe
   progress.bugs = result.bugs.size();
   engine.Progress(progress);
   return progress;
+}
+
+// iGoodlock on one execution's relation: the cycles (each with its words) into `predictions`.
+void Predict(const LockObservation& observed, PredictionsResult& predictions) {
+  predictions.dependencies = observed.dependencies.size();
+  const CyclePrediction predicted = PredictCycles(observed.dependencies, observed.kinds, observed.Threads());
+  predictions.gated = predicted.gated;
+  predictions.cut_short = predicted.cut_short;
+  for (const PredictedCycle& cycle : predicted.cycles) {
+    PredictedDeadlock deadlock;
+    deadlock.cycle = cycle;
+    deadlock.words = DescribeCycle(cycle, observed);
+    predictions.cycles.push_back(std::move(deadlock));
+  }
 }
 
 }  // namespace
@@ -56,6 +72,62 @@ FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const Explo
   minimal->found_by = bug.found_by;
   minimal->minimized_from = FoundBug::Original{bug.execution, bug.preemptions, bug.execution_strategy};
   return std::move(*minimal);
+}
+
+bool Explorer::ConfirmPredictions(const LockObservation& observed, ExplorationResult& result,
+                                  const ExplorerHooks& hooks, std::set<std::string>& seen_bugs, SearchEnd& end) {
+  PredictionsResult& predictions = *result.predictions;
+  Predict(observed, predictions);
+  for (size_t index = 0; index < predictions.cycles.size(); ++index) {
+    PredictedDeadlock& prediction = predictions.cycles[index];
+    if (index >= options_.max_predicted_cycles) {
+      ++predictions.untried;
+      continue;
+    }
+    for (uint64_t attempt = 1; attempt <= options_.predict_budget && !prediction.confirmed_in; ++attempt) {
+      const bool stopping = hooks.should_stop && hooks.should_stop();
+      if (stopping || result.executions >= options_.max_executions) {
+        predictions.untried += predictions.cycles.size() - index - (prediction.attempts > 0 ? 1 : 0);
+        end = stopping ? SearchEnd::kStopped : SearchEnd::kMaxExecutions;
+        return false;
+      }
+      DirectedDeadlock strategy(prediction.cycle, observed.kinds, Mix64(Mix64(options_.seed, index + 1), attempt),
+                                attempt, options_.liveness);
+      ExecutionSummary summary = backend_.Execute(strategy);
+      ++result.executions;
+      ++predictions.executions;
+      ++prediction.attempts;
+      if (EndsTheSearch(summary.outcome)) {
+        result.error = std::move(summary);
+        end = SearchEnd::kError;
+        return false;
+      }
+      const bool confirmed = summary.outcome == Outcome::kDeadlock && strategy.Released();
+      if (confirmed) prediction.confirmed_in = result.executions;
+      if (IsBug(summary.outcome)) {
+        const std::string signature = std::string(OutcomeName(summary.outcome)) + "\n" + summary.signature;
+        if (seen_bugs.insert(signature).second) {
+          FoundBug bug;
+          bug.execution = result.executions;
+          bug.summary = std::move(summary);
+          bug.preemptions = strategy.Preemptions();
+          bug.preemption_decisions = strategy.PreemptionDecisions();
+          bug.schedule = strategy.Decisions();
+          bug.found_by = options_.strategy;
+          bug.execution_strategy = strategy.Describe();
+          if (confirmed) bug.confirmed_prediction = FoundBug::Confirmed{index, predictions.predicted_from, prediction.words};
+          result.bugs.push_back(std::move(bug));
+          if (hooks.found) hooks.found(result.bugs.back());
+          if (!options_.keep_going) {
+            predictions.untried += predictions.cycles.size() - index - 1;
+            end = SearchEnd::kBug;
+            return false;
+          }
+        }
+      }
+    }
+  }
+  return true;
 }
 
 ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
@@ -98,7 +170,22 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
     if (hooks.should_stop && hooks.should_stop()) return stop(SearchEnd::kStopped);
     if (result.executions >= options_.max_executions) return stop(SearchEnd::kMaxExecutions);
 
+    // Prediction watches the first execution (in one shard only: the others' executions add up
+    // to the search's without it).
+    const bool watching = result.executions == 0 && !result.predictions && options_.predict_budget > 0 &&
+                          options_.shard.index == 1 && backend_.WatchLocks(true);
+    if (result.executions == 0 && !result.predictions && options_.predict_budget > 0 && options_.shard.index == 1) {
+      result.predictions.emplace();
+      result.predictions->watched = watching;
+    }
     EngineStep step = engine->Step(backend_, result);
+    std::optional<LockObservation> observed;
+    if (watching) {
+      backend_.WatchLocks(false);
+      observed = std::move(step.summary.locks);
+      result.predictions->predicted_from = result.executions;
+      if (!observed) result.predictions->watched = false;
+    }
     if (EndsTheSearch(step.summary.outcome)) {
       result.error = step.summary;
       return stop(SearchEnd::kError);
@@ -117,7 +204,18 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       const SearchEngine& shown = bounded != nullptr ? *bounded : *engine;
       hooks.progress(ProgressOf(engine->Kind(), false, result.executions, result, shown));
     }
-    if (step.bug && !options_.keep_going) return stop(SearchEnd::kBug);
+    if (step.bug && !options_.keep_going) {
+      if (observed) {
+        // Listed, not tried: the search ends at the bug it found.
+        Predict(*observed, *result.predictions);
+        result.predictions->untried = result.predictions->cycles.size();
+      }
+      return stop(SearchEnd::kBug);
+    }
+    if (observed) {
+      SearchEnd end = SearchEnd::kStopped;
+      if (!ConfirmPredictions(*observed, result, hooks, seen_bugs, end)) return stop(end);
+    }
   }
 }
 

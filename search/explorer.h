@@ -15,12 +15,14 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "search/bounded_execution.h"
 #include "search/determinism_check.h"
 #include "search/liveness_monitor.h"
+#include "search/lock_dependency.h"
 #include "search/outcome.h"
 #include "search/shard.h"
 #include "search/strategy.h"
@@ -50,6 +52,9 @@ struct ExecutionSummary {
   std::vector<SyscallEvent> names;
   // For a divergence: every thread where it stopped.
   std::vector<StoppedThread> threads;
+  // The execution's lock dependency relation, when the backend was asked to watch its locks
+  // (ExecutionBackend::WatchLocks) and could.
+  std::optional<LockObservation> locks;
   // For a bug: what the backend keeps of the execution for its report (its thread states, its
   // output), carried with the bug (FoundBug::summary) and never looked at by the search.
   std::any details;
@@ -67,6 +72,13 @@ class ExecutionBackend {
   // Where a bounded search's branches run instead, when they run elsewhere (worker processes,
   // search/branch_run.h); null: here, through Execute.
   virtual BranchRunner* Branches() { return nullptr; }
+  // Whether the next executions watch their lock acquisitions, each summary then carrying its
+  // LockObservation (prediction). Such executions run here, through Execute, never on the branch
+  // runner. Returns whether this backend can watch (it sees the program's locks).
+  virtual bool WatchLocks(bool on) {
+    (void)on;
+    return false;
+  }
 };
 
 struct ExplorerOptions {
@@ -85,6 +97,11 @@ struct ExplorerOptions {
   LivenessLimits liveness;
   // The part of the search this process runs (--shard I/N); the whole by default.
   Shard shard;
+  // Directed executions tried for each deadlock cycle predicted from the first execution, before
+  // the search proper (--predict-budget); 0: no prediction.
+  uint32_t predict_budget = 0;
+  // The most predicted cycles tried; the rest are listed, untried.
+  size_t max_predicted_cycles = 32;
 };
 
 struct FoundBug {
@@ -104,6 +121,34 @@ struct FoundBug {
     std::string execution_strategy;
   };
   std::optional<Original> minimized_from;
+  // A deadlock a directed execution made happen: the cycle predicted, as PredictionsResult lists
+  // it (its index there), and its words: "mutex_a → mutex_b in worker+0x1c (…), …".
+  struct Confirmed {
+    size_t cycle = 0;
+    uint64_t predicted_from = 1;
+    std::string words;
+  };
+  std::optional<Confirmed> confirmed_prediction;
+};
+
+// A deadlock cycle predicted from an execution, and what the directed executions made of it.
+struct PredictedDeadlock {
+  PredictedCycle cycle;
+  std::string words;  // DescribeCycle
+  uint64_t attempts = 0;                 // directed executions run for it
+  std::optional<uint64_t> confirmed_in;  // the execution that deadlocked as predicted
+};
+
+// What prediction saw and did (ExplorerOptions::predict_budget).
+struct PredictionsResult {
+  bool watched = false;          // the backend could watch the first execution's locks
+  uint64_t predicted_from = 1;   // the execution watched
+  uint64_t dependencies = 0;     // in its relation
+  std::vector<PredictedDeadlock> cycles;
+  uint64_t gated = 0;            // cycles a gate lock rules out (not listed)
+  bool cut_short = false;        // the chain budget ran out: longer cycles may be missing
+  uint64_t untried = 0;          // cycles past max_predicted_cycles, or left when the search ended
+  uint64_t executions = 0;       // directed executions (in ExplorationResult::executions)
 };
 
 // Why the search stopped.
@@ -165,6 +210,8 @@ struct ExplorationResult {
   Coverage coverage;
   SearchEnd end = SearchEnd::kBoundExplored;
   std::optional<ExecutionSummary> error;  // with SearchEnd::kError
+  // With ExplorerOptions::predict_budget: the predictions and their confirmation.
+  std::optional<PredictionsResult> predictions;
 };
 
 struct ExplorerProgress {
@@ -198,6 +245,11 @@ class Explorer {
  private:
   // A bug a randomized strategy found, searched again with pb below its preemption count.
   FoundBug Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks);
+  // Predicts deadlock cycles from `observed` (execution 1) and runs directed executions to make
+  // them happen. Returns false when the search must end (an error, the caller's stop, a bug
+  // without --keep-going, the execution limit): `end` says why.
+  bool ConfirmPredictions(const LockObservation& observed, ExplorationResult& result, const ExplorerHooks& hooks,
+                          std::set<std::string>& seen_bugs, SearchEnd& end);
 
   ExplorerOptions options_;
   ExecutionBackend& backend_;

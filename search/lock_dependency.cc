@@ -1,12 +1,32 @@
 #include "search/lock_dependency.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace chess::search {
 
 bool WouldWait(LockMode request, LockMode held, LockKind kind) {
   if (request == LockMode::kExclusive || held == LockMode::kExclusive) return true;
   return kind.writer_preferring;
+}
+
+void LockDependencyRecorder::Asked(const LockDependency& request, LockKind kind) {
+  kinds_[request.lock] = kind;
+  LockDependency dependency = request;
+  dependency.held.clear();
+  for (const HeldLock& held : request.held) {
+    if (held.lock == request.lock) return;  // taken again: it cannot wait for itself
+    const bool listed = std::any_of(dependency.held.begin(), dependency.held.end(),
+                                    [&](const HeldLock& earlier) { return earlier.lock == held.lock; });
+    if (!listed) dependency.held.push_back(held);
+  }
+  dependencies_.insert(std::move(dependency));
+}
+
+size_t LockObservation::Threads() const {
+  std::set<uint32_t> threads;
+  for (const LockDependency& dependency : dependencies) threads.insert(dependency.thread);
+  return threads.size();
 }
 
 void LockDependencyRecorder::Acquired(uint32_t thread, uint64_t lock, LockMode mode, uint64_t site, LockKind kind) {
@@ -144,6 +164,26 @@ CyclePrediction PredictCycles(const std::set<LockDependency>& dependencies, cons
     chains = std::move(longer);
   }
   return prediction;
+}
+
+std::string DescribeCycle(const PredictedCycle& cycle, const LockObservation& observed) {
+  auto name = [&](uint64_t address) {
+    auto found = observed.names.find(address);
+    if (found != observed.names.end()) return found->second;
+    char text[32];
+    std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(address));
+    return std::string(text);
+  };
+  std::string words;
+  const size_t n = cycle.steps.size();
+  for (size_t i = 0; i < n; ++i) {
+    const LockDependency& step = cycle.steps[i];
+    const LockDependency& before = cycle.steps[(i + n - 1) % n];
+    if (!words.empty()) words += ", ";
+    words += name(before.lock) + " → " + name(step.lock) + (step.mode == LockMode::kShared ? " (read)" : "") + " in " +
+             name(step.site);
+  }
+  return words;
 }
 
 }  // namespace chess::search

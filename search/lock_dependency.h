@@ -10,8 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
+
+#include "search/thread_id.h"
 
 namespace chess::search {
 
@@ -46,6 +50,12 @@ struct LockKind {
   // A shared hold blocks a shared request: a writer-preferring rwlock, where a waiting writer
   // queues later readers behind it. (glibc's default rwlock prefers readers.)
   bool writer_preferring = false;
+  // The lock lives in a module's static storage: it has the same address in every execution of
+  // the program (chess-trace turns address randomization off), so that address names it across
+  // executions. A heap or stack lock's address can move with the schedule (per-thread malloc
+  // arenas): only where it is taken names it.
+  bool fixed_address = false;
+  bool operator==(const LockKind&) const = default;
 };
 
 // Builds the relation from one execution's acquisitions and releases, in the order they happened
@@ -55,6 +65,10 @@ struct LockKind {
 // acquisition. Equal dependencies are kept once.
 class LockDependencyRecorder {
  public:
+  // What a thread asks for with the locks it holds already listed (the preload shim keeps that
+  // list, releases and re-acquisitions included): a lock it holds already (a recursive mutex, a
+  // second read lock) adds nothing; a lock held twice is listed once.
+  void Asked(const LockDependency& request, LockKind kind);
   void Acquired(uint32_t thread, uint64_t lock, LockMode mode, uint64_t site, LockKind kind = {});
   void Released(uint32_t thread, uint64_t lock);
   // The thread is gone: what it still held is forgotten (a robust mutex's owner died).
@@ -75,6 +89,37 @@ class LockDependencyRecorder {
   std::map<uint64_t, LockKind> kinds_;
 };
 
+// What a thread stopped at an acquisition that can wait (a lock call, not a try-lock or a timed
+// one) asks for: the dependency it adds, and what the lock is.
+struct LockRequest {
+  LockDependency dependency;
+  LockKind kind;
+};
+
+// Where a strategy learns what the threads stopped at lock acquisitions ask for (the supervisor,
+// from the preload shim's list of held locks; a model in the tests).
+class LockRequests {
+ public:
+  virtual ~LockRequests() = default;
+  // What `thread`, stopped where it announced a lock acquisition that can wait, asks for; nullopt
+  // for a thread stopped anywhere else.
+  virtual std::optional<LockRequest> PendingOf(ThreadId thread) = 0;
+  // How a report names a lock or a site of the requests given so far: "mutex_b (late_inversion)",
+  // "worker+0x52 (late_inversion.c:31)". Empty when it cannot.
+  virtual std::string Name(uint64_t address) = 0;
+};
+
+// What an execution showed of its locks: the dependency relation, each lock's kind, and the
+// names of the locks and sites in it (for reports).
+struct LockObservation {
+  std::set<LockDependency> dependencies;
+  std::map<uint64_t, LockKind> kinds;
+  std::map<uint64_t, std::string> names;
+  bool operator==(const LockObservation&) const = default;
+  // The number of threads that asked for a lock: the longest cycle there can be.
+  size_t Threads() const;
+};
+
 // A potential deadlock: thread i of the cycle holds what its dependency says and waits for the
 // lock that thread i+1 holds (the last waits for the first's). The first thread has the smallest
 // number, so each cycle is found once.
@@ -92,6 +137,11 @@ struct CyclePrediction {
   // The search for chains stopped at its budget: cycles longer than the ones found may be missed.
   bool cut_short = false;
 };
+
+// A cycle in a person's words, from the names `observed` has: each step as the lock it holds
+// that the step before asks for, the lock it asks for, and where: "mutex_a (prog) → mutex_b
+// (prog) in first+0x1c (prog) at prog.c:12, mutex_b (prog) → mutex_a (prog) in last+0x52 …".
+std::string DescribeCycle(const PredictedCycle& cycle, const LockObservation& observed);
 
 // iGoodlock's iterative closure (§4.3.2): chains of up to `max_length` dependencies (the number
 // of threads is the longest a cycle can be), each extended only while it is not yet a cycle, so

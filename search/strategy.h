@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 
+#include "search/lock_dependency.h"
 #include "search/outcome.h"
 #include "search/scheduling_point.h"
 #include "search/thread_id.h"
@@ -35,6 +36,9 @@ struct SchedulingContext {
   StopReason current_stop = StopReason::kReachedPoint;
   // Where the current thread stopped; meaningful only when `current` is set.
   SchedulingPoint point;
+  // What threads stopped at lock acquisitions ask for, for the strategies that look (prediction);
+  // null when nobody can tell (no preload shim, a model).
+  LockRequests* locks = nullptr;
 };
 
 // A strategy that ends an execution itself says why: a livelock, a good-Samaritan violation, the

@@ -21,6 +21,7 @@
 #include "supervisor/instruction_scan.h"
 #include "supervisor/ptrace/event_waiter.h"
 #include "supervisor/ptrace/ptrace.h"
+#include "supervisor/lock_requests.h"
 #include "supervisor/report/sync_object_names.h"
 #include "supervisor/signal_scan.h"
 #include "supervisor/supervisor_options.h"
@@ -280,6 +281,8 @@ class Supervisor final {
   std::optional<ExecutionResult> result_;
   MonoNanos started_ = 0;
   SyncObjectNames sync_object_names_;
+  // What threads stopped at a lock's announcement ask for, read only when a strategy asks.
+  ShimLockRequests lock_requests_{threads_};
   code::CodeCache own_code_cache_;  // when the options give none
   std::optional<AtomicPoints> atomic_points_;
   // A learning execution that looks for races (AtomicPointPlan::detect_races).
