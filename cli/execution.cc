@@ -297,7 +297,7 @@ supervisor::ExecutionResult Execute(const PreparedExecution& prepared, const sup
 
 bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
                      const std::string& report_path, const std::optional<search::AtomicPointPlan>& atomic_points,
-                     Messages& messages) {
+                     Messages& messages, const std::function<void(JsonWriter&)>& more) {
   if (result.exec_errno) {
     messages.Say("cannot execute " + path + ": " + std::strerror(*result.exec_errno));
   } else if (result.stopped_by_signal) {
@@ -310,7 +310,7 @@ bool ReportExecution(const supervisor::ExecutionResult& result, const std::strin
   }
   if (report_path.empty()) return true;
   std::string error;
-  if (!WriteFileAtomically(report_path, JsonReport(result, command, atomic_points), error)) {
+  if (!WriteFileAtomically(report_path, JsonReport(result, command, atomic_points, more), error)) {
     messages.Say(error);
     return false;
   }

@@ -2,12 +2,14 @@
 // execution, and reporting it.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "cli/json_writer.h"
 #include "cli/messages.h"
 #include "search/atomic_points.h"
 #include "search/strategy.h"
@@ -95,11 +97,12 @@ supervisor::ExecutionResult Execute(const PreparedExecution& prepared, const sup
                                     search::Strategy& strategy, uint64_t* isolated = nullptr);
 
 // Says how the execution ended (or why it could not run), and writes the JSON report if asked;
-// `atomic_points`: the execution's plan, whose count the report then gives. Returns false when
-// the report could not be written.
+// `atomic_points`: the execution's plan, whose count the report then gives; `more` writes the
+// command's own keys into the JSON report (run --predict's). Returns false when the report could
+// not be written.
 bool ReportExecution(const supervisor::ExecutionResult& result, const std::string& path, const std::string& command,
                      const std::string& report_path, const std::optional<search::AtomicPointPlan>& atomic_points,
-                     Messages& messages);
+                     Messages& messages, const std::function<void(JsonWriter&)>& more = {});
 
 // Writes `content` to a temporary file beside `path` and renames it into place; false, with
 // `error` set, when it cannot.

@@ -1,10 +1,13 @@
 #include "cli/explore_report.h"
 
+#include "cli/prediction_report.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "cli/json_writer.h"
+#include "cli/prediction_report.h"
 #include "cli/race_points.h"
 #include "cli/report.h"
 #include "search/critical_pair.h"
@@ -274,6 +277,12 @@ std::string CoverageSentence(const SearchSummary& s) {
 
 // How the search came to the bug, when not simply by pb.
 std::string FoundHow(const search::FoundBug& found) {
+  if (found.confirmed_prediction) {
+    return "deadlock predicted from execution " + std::to_string(found.confirmed_prediction->predicted_from) + " (" +
+           found.confirmed_prediction->words + ") and confirmed in execution " + std::to_string(found.execution) +
+           " [" + found.execution_strategy + "]";
+  }
+  if (found.directed) return "found by a directed execution, trying a predicted deadlock [" + found.execution_strategy + "]";
   if (search::Bounded(found.found_by)) return {};
   std::string text = "found by " + std::string(search::StrategyName(found.found_by));
   if (found.minimized_from) {
@@ -423,10 +432,12 @@ std::string ExploreTextReport(const SearchSummary& s) {
     out << "  scheduling points: " << DescribeLayers(s.visibility) << "\n";
     for (const std::string& note : AtomicNotes(s.visibility)) out << "  " << note << "\n";
     for (const std::string& hint : s.visibility.hints) out << "  hint: " << hint << "\n";
+    for (const std::string& line : PredictionLines(r.predictions ? &*r.predictions : nullptr, true)) out << "  " << line << "\n";
   } else if (s.bugs.empty()) {
     out << "  the search stopped there: nothing it explored is a statement about the program\n";
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
+    for (const std::string& line : PredictionLines(r.predictions ? &*r.predictions : nullptr, true)) out << "  " << line << "\n";
   }
   if (s.visibility.atomics && !s.visibility.atomics->races.empty()) {
     // Said in full before the search; the report, read on its own (--log), still counts them.
@@ -445,6 +456,7 @@ std::string ExploreTextReport(const SearchSummary& s) {
   }
   out << "  " << searched;
   if (r.minimizing > 0) out << ", " << r.minimizing << " of them minimizing";
+  if (r.predictions && r.predictions->executions > 0) out << ", " << r.predictions->executions << " of them directed";
   out << "\n";
   out << CheckpointText(s);
   return out.str();
@@ -558,7 +570,11 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   }
   json.Key("warnings").BeginArray();
   for (const std::string& spot : s.visibility.blind_spots) json.String(spot);
+  for (const std::string& line : PredictionLines(r.predictions ? &*r.predictions : nullptr, true)) {
+    if (line.rfind("warning: ", 0) == 0) json.String(line.substr(9));
+  }
   json.EndArray();
+  WritePredictionsJson(json, r.predictions ? &*r.predictions : nullptr);
   json.Key("hints").BeginArray();
   for (const std::string& hint : s.visibility.hints) json.String(hint);
   json.EndArray();

@@ -188,7 +188,8 @@ std::string ThreadStates(const supervisor::ExecutionResult& r) {
 }
 
 std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& command,
-                       const std::optional<search::AtomicPointPlan>& atomic_points) {
+                       const std::optional<search::AtomicPointPlan>& atomic_points,
+                       const std::function<void(JsonWriter&)>& more) {
   JsonWriter json;
   json.BeginObject();
   json.Key("schema").Int(kReportSchema);
@@ -243,6 +244,7 @@ std::string JsonReport(const supervisor::ExecutionResult& r, const std::string& 
       json.Key("races").Null();
     }
   }
+  if (more) more(json);
   json.EndObject();
   return json.str() + "\n";
 }

@@ -1,10 +1,12 @@
 // Reports of one execution: the text a person reads on stderr and the --report JSON.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cli/json_writer.h"
 #include "supervisor/execution_result.h"
 
 namespace chess::cli {
@@ -36,7 +38,8 @@ inline constexpr int kReportSchema = 2;
 // `atomic_points`: the execution's plan (SupervisorOptions::atomic_points); given, the report has
 // an "atomic_points" object.
 std::string JsonReport(const supervisor::ExecutionResult& result, const std::string& command,
-                       const std::optional<search::AtomicPointPlan>& atomic_points = std::nullopt);
+                       const std::optional<search::AtomicPointPlan>& atomic_points = std::nullopt,
+                       const std::function<void(JsonWriter&)>& more = {});
 
 // "0x404040": an address as every report writes one.
 std::string Hex(uint64_t value);

@@ -17,6 +17,8 @@
 #include "cli/messages.h"
 #include "cli/refusals.h"
 #include "cli/report.h"
+#include "cli/prediction_report.h"
+#include "search/lock_watching_strategy.h"
 #include "search/non_preemptive_strategy.h"
 #include "seccomp/filter.h"
 #include "seccomp/syscall_table.h"
@@ -49,6 +51,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunOptions& options) {
                   "the first one's is shown")
       ->type_name("N")
       ->check(WholeNumber(2, 1000));
+  run->add_flag("--predict", options.predict,
+                "After the run, list the deadlocks it predicts: the lock-order cycles its lock acquisitions show "
+                "(a thread took B while it held A, another took A while it held B: iGoodlock, over cycles of any "
+                "length, with cycles under a common gate lock ruled out), which another schedule could close — a "
+                "lockdep for any program, for programs too large to search. Each is a warning with where each "
+                "lock was held and asked for (`predicted` in --report), never a bug: `chess-trace explore` tries to "
+                "make them happen. Locks are seen through the preload shim (pthread and C11 mutexes, rwlocks, spin "
+                "locks): --sync-points is at least auto. The exit status stays the program's");
   return run;
 }
 
@@ -57,10 +67,19 @@ int RunCommand(const RunOptions& options) {
   if (!messages.UseLog(options.program.log_path)) return kExitError;
   // A trace must replay: where a lock changes hands without a syscall, only a sync point can
   // tell the replay where a thread was.
+  const bool needs_shim = !options.trace_path.empty() || options.predict;
   std::optional<ExecutionSettings> built =
-      BuildSettings(options.program, "pid,uts,ipc,mnt", options.trace_path.empty() ? SyncPoints::kSyscalls : SyncPoints::kAuto, messages);
+      BuildSettings(options.program, "pid,uts,ipc,mnt", needs_shim ? SyncPoints::kAuto : SyncPoints::kSyscalls, messages);
   if (!built) return kExitError;
   ExecutionSettings settings = std::move(*built);
+  if (options.predict && settings.sync_points < SyncPoints::kAuto) {
+    messages.Say("--predict sees locks through the preload shim: it needs --sync-points auto or more, not syscalls");
+    return kExitError;
+  }
+  if (options.predict && options.check_determinism != 0) {
+    messages.Say("--predict and --check-determinism cannot be combined: predict from an ordinary run");
+    return kExitError;
+  }
   for (const auto& [option, path] : {std::pair{"--report", options.report_path}, std::pair{"--trace", options.trace_path}}) {
     if (path.empty()) continue;
     if (auto checked = CheckFileDestination(option, path); !checked) {
@@ -85,7 +104,9 @@ int RunCommand(const RunOptions& options) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   PreparedExecution& execution = std::get<PreparedExecution>(prepared);
 
-  search::NonPreemptiveStrategy strategy;
+  search::NonPreemptiveStrategy non_preemptive;
+  search::LockWatchingStrategy watcher(non_preemptive);
+  search::Strategy& strategy = options.predict ? static_cast<search::Strategy&>(watcher) : non_preemptive;
   std::optional<TraceRecording> recording;
   if (!options.trace_path.empty()) {
     recording.emplace(strategy);
@@ -97,7 +118,25 @@ int RunCommand(const RunOptions& options) {
   supervisor::ExecutionResult result =
       recording ? recording->Run(execution, execution.options) : Execute(execution, execution.options, strategy);
   result.outcome = RefusalJudge().Judge(result, result.outcome, &result.message);
-  bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, execution.options.atomic_points, messages);
+  std::optional<search::PredictionsResult> predictions;
+  if (options.predict && !result.exec_errno && result.stopped_by_signal == 0) {
+    predictions.emplace();
+    predictions->watched = true;
+    search::Predict(watcher.Take(), *predictions);
+    predictions->untried = predictions->cycles.size();
+    for (const supervisor::ProgramImage& image : result.images) {
+      if (image.multithreaded && image.sync_ops == 0) predictions->blind.push_back(image.path);
+    }
+  }
+  const auto predicted_json = [&](JsonWriter& json) { WritePredictionsJson(json, predictions ? &*predictions : nullptr); };
+  bool ok = ReportExecution(result, execution.spec.path, "run", options.report_path, execution.options.atomic_points, messages,
+                            options.predict ? predicted_json : std::function<void(JsonWriter&)>());
+  // Said after the report, whose first line names the outcome.
+  for (const std::string& line : PredictionLines(predictions ? &*predictions : nullptr, false)) messages.Say(line);
+  if (predictions && !predictions->cycles.empty()) {
+    messages.Say("hint: `chess-trace explore` tries to make each predicted deadlock happen (directed executions) and "
+                 "saves a trace that replays the one it makes");
+  }
   if (settings.sync_points >= SyncPoints::kAtomics && result.stopped_by_signal == 0) {
     // A run learns the atomic points and parks at none: what it saw is what explore would search.
     // Said after the report, whose first line names the outcome.

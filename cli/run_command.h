@@ -17,6 +17,7 @@ struct RunOptions {
   std::string trace_path;
   bool force = false;
   int check_determinism = 0;  // runs to compare; 0: an ordinary run
+  bool predict = false;       // list the lock-order cycles the run shows (potential deadlocks)
 };
 
 CLI::App* AddRunCommand(CLI::App& app, RunOptions& options);

@@ -26,9 +26,12 @@ ExplorerProgress ProgressOf(StrategyKind strategy, bool minimizing, uint64_t exe
   return progress;
 }
 
-// iGoodlock on one execution's relation: the cycles (each with its words) into `predictions`.
+}  // namespace
+
 void Predict(const LockObservation& observed, PredictionsResult& predictions) {
   predictions.dependencies = observed.dependencies.size();
+  predictions.names = observed.names;
+  predictions.kinds = observed.kinds;
   const CyclePrediction predicted = PredictCycles(observed.dependencies, observed.kinds, observed.Threads());
   predictions.gated = predicted.gated;
   predictions.cut_short = predicted.cut_short;
@@ -39,8 +42,6 @@ void Predict(const LockObservation& observed, PredictionsResult& predictions) {
     predictions.cycles.push_back(std::move(deadlock));
   }
 }
-
-}  // namespace
 
 FoundBug Explorer::Minimize(FoundBug bug, ExplorationResult& result, const ExplorerHooks& hooks) {
   // Iterative bounding below the sample's count: the first schedule that fails the same way has
@@ -115,6 +116,7 @@ bool Explorer::ConfirmPredictions(const LockObservation& observed, ExplorationRe
           bug.schedule = strategy.Decisions();
           bug.found_by = options_.strategy;
           bug.execution_strategy = strategy.Describe();
+          bug.directed = true;
           if (confirmed) bug.confirmed_prediction = FoundBug::Confirmed{index, predictions.predicted_from, prediction.words};
           result.bugs.push_back(std::move(bug));
           if (hooks.found) hooks.found(result.bugs.back());

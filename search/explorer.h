@@ -14,6 +14,7 @@
 #include <any>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -129,6 +130,8 @@ struct FoundBug {
     std::string words;
   };
   std::optional<Confirmed> confirmed_prediction;
+  // Found by a directed execution (prediction), whether or not it is the deadlock predicted.
+  bool directed = false;
 };
 
 // A deadlock cycle predicted from an execution, and what the directed executions made of it.
@@ -149,6 +152,11 @@ struct PredictionsResult {
   bool cut_short = false;        // the chain budget ran out: longer cycles may be missing
   uint64_t untried = 0;          // cycles past max_predicted_cycles, or left when the search ended
   uint64_t executions = 0;       // directed executions (in ExplorationResult::executions)
+  std::map<uint64_t, std::string> names;  // of the cycles' locks and sites
+  std::map<uint64_t, LockKind> kinds;     // of the cycles' locks
+  // Programs that ran several threads but whose locks prediction could not see (no lock call
+  // announced through the preload shim), as the caller names them.
+  std::vector<std::string> blind;
 };
 
 // Why the search stopped.
@@ -235,6 +243,10 @@ struct ExplorerHooks {
   // can stop the search).
   std::function<void(const FoundBug&)> found;
 };
+
+// iGoodlock on one execution's relation: its cycles, each with its words, and what ruled others
+// out, into `predictions` (nothing tried yet).
+void Predict(const LockObservation& observed, PredictionsResult& predictions);
 
 class Explorer {
  public:
