@@ -150,7 +150,7 @@ def main():
                         help="another build directory (the code before a change): the micro section measures its "
                              "chess-trace too, round by round, and prints this build's cost against it")
     parser.add_argument("--only", choices=["micro", "breakpoints", "shim", "tools", "determinism", "trace", "explore",
-                                           "strategies", "harness",
+                                           "strategies", "predict", "harness",
                                            "atomics", "jobs"],
                         help="only this section")
     parser.add_argument("--announcements", type=int, default=20_000, help="lock/unlock pairs of the shim section")
@@ -186,6 +186,9 @@ def main():
     if args.only == "strategies":
         with tempfile.TemporaryDirectory() as out:
             strategies_section(ct, out, os.path.join(args.build, "tests", "programs"))
+    if args.only == "predict":
+        with tempfile.TemporaryDirectory() as out:
+            predict_section(ct, out, os.path.join(args.build, "tests", "programs"))
     if args.only == "jobs" or (args.only is None and not args.skip_tools):
         with tempfile.TemporaryDirectory() as out:
             jobs_section(args, ct, out, os.path.join(args.build, "tests", "programs"))
@@ -274,8 +277,9 @@ def strategies_section(ct, out, programs):
           # preemption), and a reader that must run before any of its writers.
           ("yield_barrier_buggy 8", []), ("yield_barrier_buggy 32", []), ("late_reader_buggy 9", []),
           ("late_reader_buggy 49", []), ("late_reader_buggy 99", [])]
-    # A bug no strategy finds within this many executions shows as "—".
-    budget = ["--max-executions", "3000"]
+    # A bug no strategy finds within this many executions shows as "—". Without prediction: the
+    # strategies' own counts (the predict section measures what prediction adds).
+    budget = ["--max-executions", "3000", "--predict-budget", "0"]
     strategies = ["pb", "db", "pct", "random", "portfolio"]
     print("\n### Executions to the first bug, per strategy\n")
     print("Each cell: the execution that found the bug (with minimization's executions after it for "
@@ -298,6 +302,36 @@ def strategies_section(ct, out, programs):
             cells.append(f"{found} ({report['executions']} with minimizing), {report['preemptions']} p, "
                          f"{elapsed:.2f} s")
         print(f"| {name} | {outcome} | " + " | ".join(cells) + " |")
+
+
+def predict_section(ct, out, programs):
+    """Predicted deadlocks: the executions and wall time to the deadlock with prediction (the
+    default: cycles predicted from the first execution, then directed executions) and without it
+    (pb alone, --predict-budget 0), and what prediction says of the correct twins."""
+    corpus = ["late_inversion_buggy", "three_lock_cycle_buggy", "rwlock_cycle_buggy", "abba_deadlock_buggy",
+              "cpp_abba_deadlock_buggy", "late_inversion_fixed", "late_inversion_gated", "rwlock_cycle_fixed",
+              "join_ordered_inversion"]
+    budget = ["--max-executions", "3000"]
+    print("\n### Predicted deadlocks: executions to the deadlock, with and without prediction\n")
+    print("pb, bound 2, at most 3,000 executions. With prediction: the execution that deadlocked, the cycles "
+          "predicted from execution 1 and how many were confirmed. Without: pb alone.\n")
+    print("| program | with prediction | predicted (confirmed) | pb alone (--predict-budget 0) |\n|---|---|---|---|")
+    for name in corpus:
+        path = os.path.join(programs, name)
+        cells = []
+        for options in ([], ["--predict-budget", "0"]):
+            report, elapsed = explore_search(ct, out, [*budget, *options], path)
+            if report["outcome"] == "none":
+                cells.append(f"no bug ({report['executions']} executions, {elapsed:.1f} s)")
+            else:
+                cells.append(f"{report['outcome']} in execution {report['execution']} "
+                             f"({report['executions']} executions, {elapsed:.2f} s)")
+            if not options:
+                predicted = report["predicted"]
+                confirmed = sum(1 for cycle in predicted if cycle["confirmed_in"] is not None)
+                gated = report["prediction"]["gated"]
+                cells.append(f"{len(predicted)} ({confirmed})" + (f", {gated} ruled out by a gate lock" if gated else ""))
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def jobs_section(args, ct, out, programs):

@@ -102,7 +102,7 @@ Result<void> SupervisorBackend::RunReference() {
 }
 
 bool SupervisorBackend::WatchLocks(bool on) {
-  if (on && (runner_ != nullptr || !execution_.options.preload_shim)) return false;
+  if (on && (runner_logs_ || !execution_.options.preload_shim)) return false;
   watch_locks_ = on;
   return true;
 }

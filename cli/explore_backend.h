@@ -37,9 +37,10 @@ class SupervisorBackend final : public search::ExecutionBackend {
   void RunBranchesOn(search::BranchRunner* runner) { runner_ = runner; }
   // While it watches locks (prediction's first execution), executions run here.
   search::BranchRunner* Branches() override { return watch_locks_ ? nullptr : runner_; }
-  // Not with a runner (-j, --checkpoint): their executions are dealt and logged in order, the
-  // first included.
+  // Not with a runner that logs every execution in order (--checkpoint): the first one must be
+  // among them. With -j's worker pool it runs here, in the search's own world.
   bool WatchLocks(bool on) override;
+  void RunnerLogsEveryExecution(bool logs) { runner_logs_ = logs; }
   // A worker's side: what the last execution showed of the program, for the tallies below, as
   // bytes for the search's backend. The search's side: an execution a worker ran is counted
   // here when the search takes it in (Absorb), as if it had run here.
@@ -98,6 +99,7 @@ class SupervisorBackend final : public search::ExecutionBackend {
   supervisor::OutputCapture capture_;
   search::BranchRunner* runner_ = nullptr;
   bool watch_locks_ = false;
+  bool runner_logs_ = false;
   // The last execution's contribution to the tallies (TakeObservation).
   std::vector<supervisor::ProgramImage> last_images_;
   search::AtomicPointCount last_atomics_;

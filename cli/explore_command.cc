@@ -218,6 +218,7 @@ Result<void> Search::StartCheckpoint(const SearchIdentity& identity) {
       [this](const search::BranchRun& run) { backend_.Absorb(run.observed); },
       [](const search::BranchRun&) { return supervisor::PendingStopSignal() == 0; });
   backend_.RunBranchesOn(checkpoint_.get());
+  backend_.RunnerLogsEveryExecution(true);
   return {};
 }
 
@@ -407,6 +408,7 @@ int Search::Run() {
     checkpointed.resumed_executions = checkpoint_->Resumed();
     checkpointed.write_error = checkpoint_->WriteError();
     backend_.RunBranchesOn(workers_ ? &workers_->Pool() : nullptr);
+    backend_.RunnerLogsEveryExecution(false);
     checkpoint_.reset();  // its last runs reach the disk
   }
   if (workers_) {
@@ -677,8 +679,9 @@ CLI::App* AddExploreCommand(CLI::App& app, ExploreOptions& options) {
                       "to N directed executions per cycle pause each thread where it is about to take the cycle's "
                       "next lock until the others are in place (DeadlockFuzzer). A cycle made to happen is a "
                       "deadlock with a trace like any other; one that was not is listed as a prediction, never a "
-                      "bug. Directed executions count in the executions, not in the schedules explored. 0: no "
-                      "prediction. Not with -j or --checkpoint (their executions are dealt in order). Default: 5")
+                      "bug. Directed executions count in the executions, not in the schedules explored, and run in "
+                      "the search's process under -j. 0: no prediction. Not with --checkpoint (which logs every "
+                      "execution in order) or in shards but the first. Default: 5")
       ->type_name("N");
   explore->add_flag("--keep-going", options.keep_going,
                     "Do not stop at the first bug: collect every distinct one (by outcome and stacks)");

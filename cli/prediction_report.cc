@@ -11,7 +11,7 @@ std::vector<std::string> PredictionLines(const search::PredictionsResult* predic
   const search::PredictionsResult& p = *predictions;
   if (!p.watched) {
     lines.push_back("prediction: off — the first execution's locks could not be watched (they are seen through the "
-                    "preload shim, --sync-points auto or more, and not under -j or --checkpoint)");
+                    "preload shim, --sync-points auto or more, and not under --checkpoint)");
     return lines;
   }
   uint64_t confirmed = 0;

@@ -182,5 +182,23 @@ TEST(LockDependencyTest, TheChainBudgetCutsTheSearchShortAndSaysSo) {
   EXPECT_TRUE(cut.cycles.empty());
 }
 
+TEST(LockDependencyTest, AskedListsEachHeldLockOnceAndIgnoresATakingAgain) {
+  LockDependencyRecorder recorder;
+  // The shim lists a recursive mutex once per hold: the dependency has it once.
+  recorder.Asked({1, {{kA, LockMode::kExclusive, 1}, {kA, LockMode::kExclusive, 3}}, kB, LockMode::kExclusive, 2}, {});
+  // Taking a lock it holds (a recursive mutex, a second read) cannot wait: nothing added.
+  recorder.Asked({1, {{kA, LockMode::kExclusive, 1}}, kA, LockMode::kExclusive, 4}, {});
+  ASSERT_EQ(recorder.Dependencies().size(), 1u);
+  const LockDependency& only = *recorder.Dependencies().begin();
+  EXPECT_EQ(only.held, (std::vector<HeldLock>{{kA, LockMode::kExclusive, 1}}));
+  EXPECT_EQ(only.lock, kB);
+  recorder.Asked({2, {{kB, LockMode::kExclusive, 5}}, kA, LockMode::kExclusive, 6}, {});
+  const CyclePrediction prediction = Predict(recorder);
+  ASSERT_EQ(prediction.cycles.size(), 1u);
+  LockObservation observed{recorder.Dependencies(), recorder.Kinds(), {{kA, "A"}, {kB, "B"}, {2, "first"}, {6, "last"}}};
+  EXPECT_EQ(observed.Threads(), 2u);
+  EXPECT_EQ(DescribeCycle(prediction.cycles[0], observed), "A → B in first, B → A in last");
+}
+
 }  // namespace
 }  // namespace chess::search
