@@ -275,6 +275,12 @@ std::string CoverageSentence(const SearchSummary& s) {
   return text;
 }
 
+// What found the bug, as the report's found_by says it: a strategy's name, or `directed` for a
+// directed execution trying a predicted deadlock.
+std::string FoundByName(const search::FoundBug& found) {
+  return found.directed ? "directed" : std::string(search::StrategyName(found.found_by));
+}
+
 // How the search came to the bug, when not simply by pb.
 std::string FoundHow(const search::FoundBug& found) {
   if (found.confirmed_prediction) {
@@ -437,7 +443,10 @@ std::string ExploreTextReport(const SearchSummary& s) {
     out << "  the search stopped there: nothing it explored is a statement about the program\n";
   } else {
     out << "  searched: " << CoverageSentence(s) << "\n";
-    for (const std::string& line : PredictionLines(r.predictions ? &*r.predictions : nullptr, true)) out << "  " << line << "\n";
+    // Beside a bug, prediction is worth a line only when it predicted something.
+    if (r.predictions && (!r.predictions->cycles.empty() || r.predictions->gated > 0)) {
+      for (const std::string& line : PredictionLines(&*r.predictions, true)) out << "  " << line << "\n";
+    }
   }
   if (s.visibility.atomics && !s.visibility.atomics->races.empty()) {
     // Said in full before the search; the report, read on its own (--log), still counts them.
@@ -592,7 +601,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
   json.Key("minimizing").Int(static_cast<int64_t>(r.minimizing));
   json.Key("found_by");
   if (first != nullptr) {
-    json.String(search::StrategyName(first->found.found_by));
+    json.String(FoundByName(first->found));
   } else {
     json.Null();
   }
@@ -618,7 +627,7 @@ std::string ExploreJsonReport(const SearchSummary& s) {
     json.Key("execution").Int(static_cast<int64_t>(bug.found.execution));
     json.Key("preemptions").Int(bug.found.preemptions);
     json.Key("delays").OptionalInt(bug.found.delays ? std::optional<int64_t>(*bug.found.delays) : std::nullopt);
-    json.Key("found_by").String(search::StrategyName(bug.found.found_by));
+    json.Key("found_by").String(FoundByName(bug.found));
     json.Key("strategy").String(bug.found.execution_strategy);
     json.Key("minimized_from");
     if (bug.found.minimized_from) {
