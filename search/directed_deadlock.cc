@@ -69,7 +69,10 @@ void DirectedDeadlock::Stopped(const SchedulingContext& context) {
   const ThreadId thread = *context.current;
   // A paused thread that stops again ran: it was let go (the only one that could run).
   Unpause(thread);
-  if (released_ || context.locks == nullptr || context.point.op != OpKind::kSyncOp) return;
+  if (released_ || context.locks == nullptr ||
+      (context.point.op != OpKind::kSyncOp && context.point.op != OpKind::kSyscall)) {
+    return;
+  }
   const std::optional<LockRequest> request = context.locks->PendingOf(thread);
   if (!request) return;
   for (size_t step = 0; step < cycle_.steps.size(); ++step) {

@@ -16,7 +16,11 @@ class LockWatchingStrategy final : public ForwardingStrategy {
   explicit LockWatchingStrategy(Strategy& inner) : ForwardingStrategy(inner) {}
 
   [[nodiscard]] ThreadId PickThread(const SchedulingContext& context) override {
-    if (context.locks != nullptr && context.current && context.point.op == OpKind::kSyncOp) Watch(*context.locks, *context.current);
+    // A lock is asked for at a shim's announcement or at a syscall (flock).
+    if (context.locks != nullptr && context.current &&
+        (context.point.op == OpKind::kSyncOp || context.point.op == OpKind::kSyscall)) {
+      Watch(*context.locks, *context.current);
+    }
     return ForwardingStrategy::PickThread(context);
   }
 

@@ -1,8 +1,15 @@
 #include "supervisor/lock_requests.h"
 
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "seccomp/hypercall_abi.h"
 #include "supervisor/ptrace/remote_memory.h"
@@ -30,17 +37,24 @@ std::optional<search::LockMode> WaitingAcquisition(uint32_t op) {
   }
 }
 
+// A file lock's name: its device and inode, above every user-space address (bit 63), so that it
+// never meets a mutex's.
+uint64_t FileLockId(uint32_t major, uint32_t minor, uint64_t inode) {
+  return (uint64_t{1} << 63) | (static_cast<uint64_t>(major & 0xfff) << 51) |
+         (static_cast<uint64_t>(minor & 0xfff) << 39) | (inode & ((uint64_t{1} << 39) - 1));
+}
+
 search::LockMode HeldMode(uint32_t op) {
   return (op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_RDLOCK ? search::LockMode::kShared : search::LockMode::kExclusive;
 }
 
 }  // namespace
 
-ProcessSymbols& ShimLockRequests::SymbolsOf(const Thread& thread) {
+ProcessSymbols& TreeLockRequests::SymbolsOf(const Thread& thread) {
   return symbols_.Process(thread.process->tgid, thread.tid);
 }
 
-bool ShimLockRequests::FixedAddress(const Thread& thread, uint64_t address) {
+bool TreeLockRequests::FixedAddress(const Thread& thread, uint64_t address) {
   const auto key = std::make_pair(thread.process->tgid, address);
   auto found = fixed_.find(key);
   if (found != fixed_.end()) return found->second;
@@ -49,14 +63,81 @@ bool ShimLockRequests::FixedAddress(const Thread& thread, uint64_t address) {
   return fixed;
 }
 
-bool ShimLockRequests::PrefersWriters(const Thread& thread, uint64_t address) {
+bool TreeLockRequests::PrefersWriters(const Thread& thread, uint64_t address) {
   const auto flags = RemoteMemory(thread.tid).Read<uint32_t>(address + kRwlockFlagsOffset);
   return flags && *flags == kPreferWriterNonrecursive;
 }
 
-std::optional<search::LockRequest> ShimLockRequests::PendingOf(search::ThreadId id) {
+std::vector<search::HeldLock> TreeLockRequests::FileLocksHeld(pid_t tgid) {
+  std::vector<search::HeldLock> held;
+  const auto asked = file_lock_sites_.lower_bound({tgid, 0});
+  if (asked == file_lock_sites_.end() || asked->first.first != tgid) return held;
+  // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's line has "->" after the number.
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  while (std::getline(locks, line)) {
+    std::istringstream fields(line);
+    std::string number, kind, advisory, access, device;
+    long pid = 0;
+    if (!(fields >> number >> kind) || kind == "->" || kind != "FLOCK") continue;
+    if (!(fields >> advisory >> access >> pid >> device) || pid != tgid) continue;
+    unsigned major = 0, minor = 0;
+    unsigned long long inode = 0;
+    if (std::sscanf(device.c_str(), "%x:%x:%llu", &major, &minor, &inode) != 3) continue;
+    const uint64_t lock = FileLockId(major, minor, inode);
+    auto site = file_lock_sites_.find({tgid, lock});
+    held.push_back({lock, access == "READ" ? search::LockMode::kShared : search::LockMode::kExclusive,
+                    site != file_lock_sites_.end() ? site->second : 0});
+  }
+  return held;
+}
+
+std::optional<search::LockRequest> TreeLockRequests::FileLockRequest(Thread& thread, search::ThreadId id) {
+  const int operation = static_cast<int>(thread.call.args[1]) & ~LOCK_NB;
+  if ((static_cast<int>(thread.call.args[1]) & LOCK_NB) != 0 || (operation != LOCK_SH && operation != LOCK_EX)) {
+    return std::nullopt;
+  }
+  const std::string fd = "/proc/" + std::to_string(thread.tid) + "/fd/" + std::to_string(thread.call.args[0]);
+  struct stat file {};
+  if (stat(fd.c_str(), &file) != 0) return std::nullopt;
+  search::LockRequest request;
+  search::LockDependency& dependency = request.dependency;
+  dependency.thread = id.value;
+  dependency.lock = FileLockId(major(file.st_dev), minor(file.st_dev), file.st_ino);
+  dependency.mode = operation == LOCK_SH ? search::LockMode::kShared : search::LockMode::kExclusive;
+  // libc's flock is a leaf: at its syscall, the top of the stack is where the program called it.
+  const auto caller = RemoteMemory(thread.tid).Read<uint64_t>(thread.regs.Sp());
+  dependency.site = caller.value_or(0);
+  const pid_t tgid = thread.process->tgid;
+  if (thread.shim_state != 0) {
+    const auto state = RemoteMemory(thread.tid).Read<chess_thread_state>(thread.shim_state);
+    if (state && state->abi_version == CHESS_HC_VERSION) {
+      const uint32_t listed = std::min<uint32_t>(state->held_count, CHESS_MAX_HELD);
+      for (uint32_t i = 0; i < listed; ++i) {
+        if (state->held[i].object != 0) dependency.held.push_back({state->held[i].object, HeldMode(state->held[i].op), state->held[i].site});
+      }
+    }
+  }
+  for (const search::HeldLock& held : FileLocksHeld(tgid)) dependency.held.push_back(held);
+  file_lock_sites_[{tgid, dependency.lock}] = dependency.site;
+  if (file_names_.count(dependency.lock) == 0) {
+    char target[4096];
+    const ssize_t length = readlink(fd.c_str(), target, sizeof(target) - 1);
+    file_names_[dependency.lock] = "flock " + (length > 0 ? std::string(target, static_cast<size_t>(length)) : fd);
+  }
+  seen_in_[dependency.site] = {tgid, thread.tid, false};
+  for (const search::HeldLock& held : dependency.held) {
+    if ((held.lock >> 63) == 0) seen_in_[held.lock] = {tgid, thread.tid, true};
+    if (held.site != 0) seen_in_[held.site] = {tgid, thread.tid, false};
+  }
+  return request;
+}
+
+std::optional<search::LockRequest> TreeLockRequests::PendingOf(search::ThreadId id) {
   Thread* thread = threads_.Find(id);
-  if (thread == nullptr || thread->shim_state == 0 || thread->point.op != search::OpKind::kSyncOp) return std::nullopt;
+  if (thread == nullptr) return std::nullopt;
+  if (thread->point.op == search::OpKind::kSyscall && thread->call.nr == SYS_flock) return FileLockRequest(*thread, id);
+  if (thread->shim_state == 0 || thread->point.op != search::OpKind::kSyncOp) return std::nullopt;
   const std::optional<search::LockMode> mode = WaitingAcquisition(thread->announced_op);
   if (!mode) return std::nullopt;
   const auto state = RemoteMemory(thread->tid).Read<chess_thread_state>(thread->shim_state);
@@ -74,6 +155,7 @@ std::optional<search::LockRequest> ShimLockRequests::PendingOf(search::ThreadId 
     if (held.object == 0) continue;
     dependency.held.push_back({held.object, HeldMode(held.op), held.site});
   }
+  for (const search::HeldLock& held : FileLocksHeld(thread->process->tgid)) dependency.held.push_back(held);
   request.kind.fixed_address = FixedAddress(*thread, dependency.lock);
   if ((thread->announced_op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_RDLOCK ||
       (thread->announced_op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_WRLOCK) {
@@ -83,13 +165,14 @@ std::optional<search::LockRequest> ShimLockRequests::PendingOf(search::ThreadId 
   seen_in_[dependency.lock] = {tgid, thread->tid, true};
   seen_in_[dependency.site] = {tgid, thread->tid, false};
   for (const search::HeldLock& held : dependency.held) {
-    seen_in_[held.lock] = {tgid, thread->tid, true};
-    seen_in_[held.site] = {tgid, thread->tid, false};
+    if ((held.lock >> 63) == 0) seen_in_[held.lock] = {tgid, thread->tid, true};
+    if (held.site != 0) seen_in_[held.site] = {tgid, thread->tid, false};
   }
   return request;
 }
 
-std::string ShimLockRequests::Name(uint64_t address) {
+std::string TreeLockRequests::Name(uint64_t address) {
+  if (auto file = file_names_.find(address); file != file_names_.end()) return file->second;
   auto found = seen_in_.find(address);
   if (found == seen_in_.end()) return {};
   const Seen& seen = found->second;

@@ -1,8 +1,13 @@
-// ShimLockRequests: what the threads stopped at a lock's announcement ask for, read from the
-// preload shim (seccomp/hypercall_abi.h): the lock (the announced object) and where it is asked
-// for (announcing_site), with the locks the thread holds and where it took each (its held list).
-// For the strategies that look at lock requests (search/lock_dependency.h: prediction and
-// directed executions); nothing is read unless one asks.
+// TreeLockRequests: what the threads stopped where they ask for a lock that can wait ask for,
+// with the locks they hold:
+// - a lock the preload shim announced (seccomp/hypercall_abi.h): the announced object, where it
+//   is asked for (announcing_site), and the shim's held list (each lock with where it was taken);
+// - flock(LOCK_SH/LOCK_EX) between processes: the file (by device and inode), asked for where the
+//   call returns to, and the flock locks the process holds (/proc/locks) — each held lock known
+//   only to a process that asked for it here.
+// Both kinds go into one list, so a cycle may run through mutexes and file locks. For the
+// strategies that look at lock requests (search/lock_dependency.h: prediction and directed
+// executions); nothing is read unless one asks.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "search/lock_dependency.h"
 #include "supervisor/report/symbolizer.h"
@@ -17,9 +23,9 @@
 
 namespace chess::supervisor {
 
-class ShimLockRequests final : public search::LockRequests {
+class TreeLockRequests final : public search::LockRequests {
  public:
-  explicit ShimLockRequests(ThreadTable& threads) : threads_(threads) {}
+  explicit TreeLockRequests(ThreadTable& threads) : threads_(threads) {}
 
   std::optional<search::LockRequest> PendingOf(search::ThreadId thread) override;
   std::string Name(uint64_t address) override;
@@ -30,6 +36,11 @@ class ShimLockRequests final : public search::LockRequests {
   // Whether the rwlock at `address` prefers writers (glibc's PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP).
   static bool PrefersWriters(const Thread& thread, uint64_t address);
   ProcessSymbols& SymbolsOf(const Thread& thread);
+  // A thread stopped at flock(fd, LOCK_SH or LOCK_EX): the file it asks for; nullopt otherwise.
+  std::optional<search::LockRequest> FileLockRequest(Thread& thread, search::ThreadId id);
+  // The flock locks `tgid` holds now (from /proc/locks), each with where it asked for it; none
+  // for a process that never asked here.
+  std::vector<search::HeldLock> FileLocksHeld(pid_t tgid);
 
   ThreadTable& threads_;
   Symbolizer symbols_;
@@ -41,6 +52,9 @@ class ShimLockRequests final : public search::LockRequests {
   };
   std::map<uint64_t, Seen> seen_in_;
   std::map<std::pair<pid_t, uint64_t>, bool> fixed_;     // (tgid, lock) -> static storage
+  // File locks: (tgid, lock) -> the site it last asked for it at; and the files' names.
+  std::map<std::pair<pid_t, uint64_t>, uint64_t> file_lock_sites_;
+  std::map<uint64_t, std::string> file_names_;
 };
 
 }  // namespace chess::supervisor

@@ -171,7 +171,7 @@ void Supervisor::ScheduleNext() {
       context.current_stop = execution_.last_stop;
       context.point = last_->point;
     }
-    if (options_.preload_shim) context.locks = &lock_requests_;
+    context.locks = &lock_requests_;
     search::FocusedChoices focused;
     if (!options_.focus.empty()) {
       focused = search::NarrowToFocus(context, [this](search::ThreadId id) {

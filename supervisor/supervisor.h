@@ -282,7 +282,7 @@ class Supervisor final {
   MonoNanos started_ = 0;
   SyncObjectNames sync_object_names_;
   // What threads stopped at a lock's announcement ask for, read only when a strategy asks.
-  ShimLockRequests lock_requests_{threads_};
+  TreeLockRequests lock_requests_{threads_};
   code::CodeCache own_code_cache_;  // when the options give none
   std::optional<AtomicPoints> atomic_points_;
   // A learning execution that looks for races (AtomicPointPlan::detect_races).
