@@ -174,14 +174,23 @@ std::string DescribeCycle(const PredictedCycle& cycle, const LockObservation& ob
     std::snprintf(text, sizeof(text), "0x%llx", static_cast<unsigned long long>(address));
     return std::string(text);
   };
+  // A lock with no name of its own (a heap lock) is named by its address in this execution and
+  // where `holder` took it.
+  auto lock = [&](uint64_t address, const LockDependency& holder) {
+    if (observed.names.count(address) != 0) return observed.names.at(address);
+    const HeldLock* held = FindHeld(holder, address);
+    if (held == nullptr || held->site == 0) return name(address);
+    return "the lock at " + name(address) + " (taken at " + name(held->site) + ")";
+  };
   std::string words;
   const size_t n = cycle.steps.size();
   for (size_t i = 0; i < n; ++i) {
     const LockDependency& step = cycle.steps[i];
+    const LockDependency& after = cycle.steps[(i + 1) % n];
     const LockDependency& before = cycle.steps[(i + n - 1) % n];
     if (!words.empty()) words += ", ";
-    words += name(before.lock) + " → " + name(step.lock) + (step.mode == LockMode::kShared ? " (read)" : "") + " in " +
-             name(step.site);
+    words += lock(before.lock, step) + " → " + lock(step.lock, after) + (step.mode == LockMode::kShared ? " (read)" : "") +
+             " in " + name(step.site);
   }
   return words;
 }

@@ -179,9 +179,9 @@ std::string TreeLockRequests::Name(uint64_t address) {
   ProcessSymbols& symbols = symbols_.Process(seen.tgid, seen.tid);
   char text[48];
   if (seen.lock) {
+    // A heap or stack lock has no name of its own: reports name it by where it was taken.
     if (auto data = symbols.Data(address)) return FormatDataSymbol(*data);
-    std::snprintf(text, sizeof(text), "the lock at 0x%" PRIx64, address);
-    return text;
+    return {};
   }
   StackFrame frame;
   frame.pc = address;
