@@ -76,6 +76,7 @@ SearchIdentity IdentifySearch(const ExploreOptions& options, const ExecutionSett
   fields.emplace_back("pct_depth", std::to_string(options.pct_depth));
   fields.emplace_back("seed", std::to_string(settings.seed));
   fields.emplace_back("state_cache", Flag(options.state_cache));
+  fields.emplace_back("predict_budget", std::to_string(options.predict_budget));
   fields.emplace_back("max_executions", std::to_string(options.max_executions));
   fields.emplace_back("max_steps", std::to_string(options.max_steps));
   fields.emplace_back("max_atomic_points", std::to_string(options.max_atomic_points));
