@@ -39,6 +39,7 @@ std::vector<std::string> PredictionLines(const search::PredictionsResult* predic
     }
     lines.push_back("warning: deadlock predicted, " +
                     (cycle.attempts > 0 ? "not confirmed in " + Plural(cycle.attempts, "directed execution", "directed executions")
+                     : cycle.past_limit ? std::string("not tried (past the first 32 cycles, which were)")
                                         : std::string("not tried (the search ended first)")) +
                     ": " + cycle.words);
   }

@@ -82,6 +82,7 @@ bool Explorer::ConfirmPredictions(const LockObservation& observed, ExplorationRe
   for (size_t index = 0; index < predictions.cycles.size(); ++index) {
     PredictedDeadlock& prediction = predictions.cycles[index];
     if (index >= options_.max_predicted_cycles) {
+      prediction.past_limit = true;
       ++predictions.untried;
       continue;
     }
@@ -99,6 +100,7 @@ bool Explorer::ConfirmPredictions(const LockObservation& observed, ExplorationRe
       ++predictions.executions;
       ++prediction.attempts;
       if (EndsTheSearch(summary.outcome)) {
+        predictions.untried += predictions.cycles.size() - index - 1;
         result.error = std::move(summary);
         end = SearchEnd::kError;
         return false;
@@ -188,7 +190,14 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       result.predictions->predicted_from = result.executions;
       if (!observed) result.predictions->watched = false;
     }
+    // Where the search ends at its first execution, the cycles it predicts are listed, untried.
+    const auto list_untried = [&] {
+      if (!observed) return;
+      Predict(*observed, *result.predictions);
+      result.predictions->untried = result.predictions->cycles.size();
+    };
     if (EndsTheSearch(step.summary.outcome)) {
+      list_untried();
       result.error = step.summary;
       return stop(SearchEnd::kError);
     }
@@ -207,11 +216,7 @@ ExplorationResult Explorer::Explore(const ExplorerHooks& hooks) {
       hooks.progress(ProgressOf(engine->Kind(), false, result.executions, result, shown));
     }
     if (step.bug && !options_.keep_going) {
-      if (observed) {
-        // Listed, not tried: the search ends at the bug it found.
-        Predict(*observed, *result.predictions);
-        result.predictions->untried = result.predictions->cycles.size();
-      }
+      list_untried();
       return stop(SearchEnd::kBug);
     }
     if (observed) {

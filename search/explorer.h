@@ -140,6 +140,7 @@ struct PredictedDeadlock {
   std::string words;  // DescribeCycle
   uint64_t attempts = 0;                 // directed executions run for it
   std::optional<uint64_t> confirmed_in;  // the execution that deadlocked as predicted
+  bool past_limit = false;               // not tried: past ExplorerOptions::max_predicted_cycles
 };
 
 // What prediction saw and did (ExplorerOptions::predict_budget).

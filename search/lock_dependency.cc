@@ -115,6 +115,7 @@ CyclePrediction PredictCycles(const std::set<LockDependency>& dependencies, cons
   for (size_t i = 0; i < steps.size(); ++i) chains.push_back({i});
   uint64_t built = chains.size();
   std::set<std::vector<LockDependency>> seen;  // the cycles found, their threads left out
+  std::set<std::vector<LockDependency>> gated_seen;  // … and those a gate lock rules out
   for (size_t length = 1; length < max_length && !chains.empty(); ++length) {
     std::vector<Chain> longer;
     for (const Chain& chain : chains) {
@@ -138,7 +139,13 @@ CyclePrediction PredictCycles(const std::set<LockDependency>& dependencies, cons
         if (!fits) continue;
         const bool closes = WaitsFor(step, first, kinds);
         if (gated) {
-          if (closes) ++prediction.gated;
+          if (closes) {
+            std::vector<LockDependency> threadless;
+            for (size_t i : chain) threadless.push_back(*steps[i]);
+            threadless.push_back(step);
+            for (LockDependency& d : threadless) d.thread = 0;
+            if (gated_seen.insert(std::move(threadless)).second) ++prediction.gated;
+          }
           continue;
         }
         if (built >= chain_budget) {

@@ -132,7 +132,8 @@ struct CyclePrediction {
   // Each once: cycles that differ only in which threads took the steps (threads made in a loop
   // doing the same work) are one, found by the first threads that make it.
   std::vector<PredictedCycle> cycles;
-  // Chains of a cycle cut by a gate lock held in common (predicted, then filtered).
+  // Cycles a gate lock held in common rules out (predicted, then filtered), each once as cycles
+  // are.
   uint64_t gated = 0;
   // The search for chains stopped at its budget: cycles longer than the ones found may be missed.
   bool cut_short = false;

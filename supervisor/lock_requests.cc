@@ -3,7 +3,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -37,12 +36,11 @@ std::optional<search::LockMode> WaitingAcquisition(uint32_t op) {
   }
 }
 
-// A file lock's name: its device and inode, above every user-space address (bit 63), so that it
-// never meets a mutex's.
-uint64_t FileLockId(uint32_t major, uint32_t minor, uint64_t inode) {
-  return (uint64_t{1} << 63) | (static_cast<uint64_t>(major & 0xfff) << 51) |
-         (static_cast<uint64_t>(minor & 0xfff) << 39) | (inode & ((uint64_t{1} << 39) - 1));
-}
+// A file lock's name: its inode, above every user-space address (bit 63), so that it never meets
+// a mutex's. The device is left out: stat() and /proc/locks can disagree on it (btrfs
+// subvolumes); two files of one inode number on two file systems would share a name, and a cycle
+// through them would not be confirmed.
+uint64_t FileLockId(uint64_t inode) { return (uint64_t{1} << 63) | (inode & ~(uint64_t{1} << 63)); }
 
 search::LockMode HeldMode(uint32_t op) {
   return (op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_RDLOCK ? search::LockMode::kShared : search::LockMode::kExclusive;
@@ -68,7 +66,7 @@ bool TreeLockRequests::PrefersWriters(const Thread& thread, uint64_t address) {
   return flags && *flags == kPreferWriterNonrecursive;
 }
 
-std::vector<search::HeldLock> TreeLockRequests::FileLocksHeld(pid_t tgid) {
+std::vector<search::HeldLock> TreeLockRequests::FileLocksHeld(pid_t tgid, uint32_t thread) {
   std::vector<search::HeldLock> held;
   const auto asked = file_lock_sites_.lower_bound({tgid, 0});
   if (asked == file_lock_sites_.end() || asked->first.first != tgid) return held;
@@ -84,10 +82,10 @@ std::vector<search::HeldLock> TreeLockRequests::FileLocksHeld(pid_t tgid) {
     unsigned major = 0, minor = 0;
     unsigned long long inode = 0;
     if (std::sscanf(device.c_str(), "%x:%x:%llu", &major, &minor, &inode) != 3) continue;
-    const uint64_t lock = FileLockId(major, minor, inode);
-    auto site = file_lock_sites_.find({tgid, lock});
-    held.push_back({lock, access == "READ" ? search::LockMode::kShared : search::LockMode::kExclusive,
-                    site != file_lock_sites_.end() ? site->second : 0});
+    const uint64_t lock = FileLockId(inode);
+    auto asked = file_lock_sites_.find({tgid, lock});
+    if (asked == file_lock_sites_.end() || asked->second.thread != thread) continue;
+    held.push_back({lock, access == "READ" ? search::LockMode::kShared : search::LockMode::kExclusive, asked->second.site});
   }
   return held;
 }
@@ -103,7 +101,7 @@ std::optional<search::LockRequest> TreeLockRequests::FileLockRequest(Thread& thr
   search::LockRequest request;
   search::LockDependency& dependency = request.dependency;
   dependency.thread = id.value;
-  dependency.lock = FileLockId(major(file.st_dev), minor(file.st_dev), file.st_ino);
+  dependency.lock = FileLockId(file.st_ino);
   dependency.mode = operation == LOCK_SH ? search::LockMode::kShared : search::LockMode::kExclusive;
   // libc's flock is a leaf: at its syscall, the top of the stack is where the program called it.
   const auto caller = RemoteMemory(thread.tid).Read<uint64_t>(thread.regs.Sp());
@@ -118,8 +116,8 @@ std::optional<search::LockRequest> TreeLockRequests::FileLockRequest(Thread& thr
       }
     }
   }
-  for (const search::HeldLock& held : FileLocksHeld(tgid)) dependency.held.push_back(held);
-  file_lock_sites_[{tgid, dependency.lock}] = dependency.site;
+  for (const search::HeldLock& held : FileLocksHeld(tgid, id.value)) dependency.held.push_back(held);
+  file_lock_sites_[{tgid, dependency.lock}] = {id.value, dependency.site};
   if (file_names_.count(dependency.lock) == 0) {
     char target[4096];
     const ssize_t length = readlink(fd.c_str(), target, sizeof(target) - 1);
@@ -155,7 +153,7 @@ std::optional<search::LockRequest> TreeLockRequests::PendingOf(search::ThreadId 
     if (held.object == 0) continue;
     dependency.held.push_back({held.object, HeldMode(held.op), held.site});
   }
-  for (const search::HeldLock& held : FileLocksHeld(thread->process->tgid)) dependency.held.push_back(held);
+  for (const search::HeldLock& held : FileLocksHeld(thread->process->tgid, id.value)) dependency.held.push_back(held);
   request.kind.fixed_address = FixedAddress(*thread, dependency.lock);
   if ((thread->announced_op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_RDLOCK ||
       (thread->announced_op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_WRLOCK) {

@@ -38,9 +38,10 @@ class TreeLockRequests final : public search::LockRequests {
   ProcessSymbols& SymbolsOf(const Thread& thread);
   // A thread stopped at flock(fd, LOCK_SH or LOCK_EX): the file it asks for; nullopt otherwise.
   std::optional<search::LockRequest> FileLockRequest(Thread& thread, search::ThreadId id);
-  // The flock locks `tgid` holds now (from /proc/locks), each with where it asked for it; none
-  // for a process that never asked here.
-  std::vector<search::HeldLock> FileLocksHeld(pid_t tgid);
+  // The flock locks `tgid` holds now (from /proc/locks) that thread `thread` asked for, each with
+  // where it asked: a flock belongs to the process, but only the thread that took it holds it in
+  // the lock order (a pidfile locked by main must not gate every other thread's cycles).
+  std::vector<search::HeldLock> FileLocksHeld(pid_t tgid, uint32_t thread);
 
   ThreadTable& threads_;
   Symbolizer symbols_;
@@ -52,8 +53,12 @@ class TreeLockRequests final : public search::LockRequests {
   };
   std::map<uint64_t, Seen> seen_in_;
   std::map<std::pair<pid_t, uint64_t>, bool> fixed_;     // (tgid, lock) -> static storage
-  // File locks: (tgid, lock) -> the site it last asked for it at; and the files' names.
-  std::map<std::pair<pid_t, uint64_t>, uint64_t> file_lock_sites_;
+  // File locks: (tgid, lock) -> the thread that last asked for it and where; the files' names.
+  struct FileLockAsked {
+    uint32_t thread = 0;
+    uint64_t site = 0;
+  };
+  std::map<std::pair<pid_t, uint64_t>, FileLockAsked> file_lock_sites_;
   std::map<uint64_t, std::string> file_names_;
 };
 

@@ -200,5 +200,19 @@ TEST(LockDependencyTest, AskedListsEachHeldLockOnceAndIgnoresATakingAgain) {
   EXPECT_EQ(DescribeCycle(prediction.cycles[0], observed), "A → B in first, B → A in last");
 }
 
+TEST(LockDependencyTest, AGatedCycleIsCountedOnceHoweverManyThreadsMakeIt) {
+  LockDependencyRecorder recorder;
+  // Threads 1-3 take A then B, threads 4-6 B then A, all under the gate: one cycle, ruled out.
+  for (uint32_t thread = 1; thread <= 6; ++thread) {
+    const bool forward = thread <= 3;
+    recorder.Acquired(thread, kGate, LockMode::kExclusive, 9);
+    Nested(recorder, thread, forward ? kA : kB, forward ? kB : kA);
+    recorder.Released(thread, kGate);
+  }
+  const CyclePrediction prediction = Predict(recorder);
+  EXPECT_TRUE(prediction.cycles.empty());
+  EXPECT_EQ(prediction.gated, 1u);
+}
+
 }  // namespace
 }  // namespace chess::search
