@@ -16,10 +16,6 @@
  * late_inversion_gated.c (both inversions under a common gate lock: predicted, then ruled out). */
 #include <pthread.h>
 #include <stdio.h>
-#ifdef HOLD_PIDFILE
-#include <fcntl.h>
-#include <sys/file.h>
-#endif
 
 enum { kWorkers = 5, kOwnWork = 25 };
 
@@ -65,12 +61,6 @@ static void* last(void* arg) {
 }
 
 int main(void) {
-#ifdef HOLD_PIDFILE
-  /* A daemon's pidfile lock, held by main all along: a flock is the process's, but only main
-   * took it, so it gates nothing between the workers. */
-  const int pidfile = open("/tmp/late_inversion.pid", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (pidfile < 0 || flock(pidfile, LOCK_EX) != 0) return 2;
-#endif
   pthread_t workers[kWorkers];
   for (long i = 0; i < kWorkers; ++i) {
     void* (*body)(void*) = i == 0 ? first : i == kWorkers - 1 ? last : middle;
