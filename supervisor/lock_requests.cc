@@ -46,6 +46,16 @@ search::LockMode HeldMode(uint32_t op) {
   return (op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_RDLOCK ? search::LockMode::kShared : search::LockMode::kExclusive;
 }
 
+// The locks the shim lists as held (an entry of object 0 is one it no longer knows).
+void AppendShimHeld(const chess_thread_state& state, search::LockDependency& dependency) {
+  if (state.abi_version != CHESS_HC_VERSION) return;
+  const uint32_t listed = std::min<uint32_t>(state.held_count, CHESS_MAX_HELD);
+  for (uint32_t i = 0; i < listed; ++i) {
+    const chess_held_lock& held = state.held[i];
+    if (held.object != 0) dependency.held.push_back({held.object, HeldMode(held.op), held.site});
+  }
+}
+
 }  // namespace
 
 ProcessSymbols& TreeLockRequests::SymbolsOf(const Thread& thread) {
@@ -108,13 +118,7 @@ std::optional<search::LockRequest> TreeLockRequests::FileLockRequest(Thread& thr
   dependency.site = caller.value_or(0);
   const pid_t tgid = thread.process->tgid;
   if (thread.shim_state != 0) {
-    const auto state = RemoteMemory(thread.tid).Read<chess_thread_state>(thread.shim_state);
-    if (state && state->abi_version == CHESS_HC_VERSION) {
-      const uint32_t listed = std::min<uint32_t>(state->held_count, CHESS_MAX_HELD);
-      for (uint32_t i = 0; i < listed; ++i) {
-        if (state->held[i].object != 0) dependency.held.push_back({state->held[i].object, HeldMode(state->held[i].op), state->held[i].site});
-      }
-    }
+    if (const auto state = RemoteMemory(thread.tid).Read<chess_thread_state>(thread.shim_state)) AppendShimHeld(*state, dependency);
   }
   for (const search::HeldLock& held : FileLocksHeld(tgid, id.value)) dependency.held.push_back(held);
   file_lock_sites_[{tgid, dependency.lock}] = {id.value, dependency.site};
@@ -147,12 +151,7 @@ std::optional<search::LockRequest> TreeLockRequests::PendingOf(search::ThreadId 
   dependency.lock = thread->announced_object;
   dependency.mode = *mode;
   dependency.site = state->announcing_site;
-  const uint32_t listed = std::min<uint32_t>(state->held_count, CHESS_MAX_HELD);
-  for (uint32_t i = 0; i < listed; ++i) {
-    const chess_held_lock& held = state->held[i];
-    if (held.object == 0) continue;
-    dependency.held.push_back({held.object, HeldMode(held.op), held.site});
-  }
+  AppendShimHeld(*state, dependency);
   for (const search::HeldLock& held : FileLocksHeld(thread->process->tgid, id.value)) dependency.held.push_back(held);
   request.kind.fixed_address = FixedAddress(*thread, dependency.lock);
   if ((thread->announced_op & CHESS_OP_KIND_MASK) == CHESS_OP_RWLOCK_RDLOCK ||
